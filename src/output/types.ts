@@ -1,0 +1,82 @@
+import type { Usage } from "../core/types.ts";
+
+/** How a run ended. Written verbatim as `usage.json`'s `conclusion` (DESIGN §5). */
+export type Conclusion = "success" | "failure" | "limit" | "error" | "interrupted";
+
+/** Per-tool counters. `durationMs` is the summed wall time of the tool's calls, in milliseconds. */
+export interface ToolStats {
+  calls: number;
+  errors: number;
+  blocked: number;
+  durationMs: number;
+}
+
+/** A tool call refused by a `before_tool_call` hook (or a tool's own allow/deny rule). */
+export interface BlockedCall {
+  tool: string;
+  reason: string;
+  turn: number;
+  /** A short form of the arguments, for the summary. */
+  args?: string;
+}
+
+/** A hook that failed to run or failed its check (e.g. `before_stop` still failing). */
+export interface HookFailure {
+  hook: string;
+  command?: string;
+  message: string;
+}
+
+/**
+ * The record of one run: the single input of every output writer. One plain, JSON-serialisable
+ * object; the runner fills it in as the run goes and hands it over at the end, whatever ended it.
+ */
+export interface RunRecord {
+  taskName: string;
+  /** First line of the prompt. */
+  description: string;
+  conclusion: Conclusion;
+  /** One line: why the run ended that way (limit hit, before_stop failing, provider error...). */
+  reason?: string;
+  /** `"provider:id"` of the last model used. */
+  model: string;
+  /** Every model used, in order of first use. */
+  models: string[];
+  turns: number;
+  /** Wall time of the whole run, in milliseconds. */
+  durationMs: number;
+  /** Core usage totals over every model call (retries included) plus tool-reported usage. `costUnknown` → `cost_usd: null`. */
+  usage: Usage;
+  /** Keyed by tool name. */
+  toolCalls: Record<string, ToolStats>;
+  blocked: BlockedCall[];
+  hookFailures: HookFailure[];
+  lastAssistantText: string;
+  /** Link to the full run (e.g. the Actions run), used in the summary when the patch is cut. */
+  runUrl?: string;
+}
+
+/** One file the run changed, as seen between the start snapshot and the end state. */
+export interface ChangedFile {
+  /** Path relative to the workspace root, `/`-separated. For renames, the new path. */
+  path: string;
+  status: "added" | "modified" | "deleted" | "renamed";
+  /** For renames: the old path. */
+  oldPath?: string;
+  /** Added lines (0 for binary files). */
+  additions: number;
+  /** Deleted lines (0 for binary files). */
+  deletions: number;
+  binary: boolean;
+  /** Octal file mode before/after when it changed (e.g. "100644" → "100755"). */
+  oldMode?: string;
+  newMode?: string;
+}
+
+/** What `diffWorkspace` returns: the patch, the changed files and a `git diff --stat`-like text. */
+export interface WorkspaceDiff {
+  /** `git diff --binary` output; `""` when nothing changed. Always ends with a newline when non-empty. */
+  patch: string;
+  files: ChangedFile[];
+  diffstat: string;
+}
