@@ -87,7 +87,11 @@ export async function runAgentLoop(
 
     turns++;
     emit({ type: "turn_start", turn: turns, model: state.model, thinkingLevel: state.thinkingLevel });
-    const context: AgentContext = { systemPrompt: state.systemPrompt, messages: state.messages, tools: state.tools };
+    const context: AgentContext = {
+      systemPrompt: state.systemPrompt,
+      messages: state.messages,
+      tools: state.tools,
+    };
     const message = await streamAssistant(state, config.stream, signal, emit, config.now);
     append(message);
     addUsage(usage, message.usage);
@@ -173,7 +177,11 @@ async function prepareNextTurn(
 ): Promise<void> {
   for (const hook of [config.prepareNextTurn, config.prepareNextTurnWithContext]) {
     if (!hook) continue;
-    const context: AgentContext = { systemPrompt: state.systemPrompt, messages: state.messages, tools: state.tools };
+    const context: AgentContext = {
+      systemPrompt: state.systemPrompt,
+      messages: state.messages,
+      tools: state.tools,
+    };
     const update = await hook({
       message: turn.message,
       toolResults: turn.toolResults,

@@ -97,7 +97,8 @@ export class Agent {
     const signal = options.signal ? AbortSignal.any([controller.signal, options.signal]) : controller.signal;
     const now = this.#options.now ?? Date.now;
     const userMessage: UserMessage = { role: "user", content: input, timestamp: now() };
-    const prompt = typeof input === "string" ? input : input.map((p) => (p.type === "text" ? p.text : "")).join("");
+    const prompt =
+      typeof input === "string" ? input : input.map((p) => (p.type === "text" ? p.text : "")).join("");
 
     this.state.isRunning = true;
     this.#emit({ type: "agent_start", prompt });

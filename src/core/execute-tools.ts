@@ -117,12 +117,19 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
             args,
             signal,
             (partialResult) =>
-              emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, partialResult }),
+              emit({
+                type: "tool_execution_update",
+                toolCallId: call.id,
+                toolName: call.name,
+                partialResult,
+              }),
             context,
           );
         } catch (error) {
           result = errorResult(
-            signal.aborted ? `Tool "${call.name}" was aborted.` : `Tool "${call.name}" failed: ${errorText(error)}`,
+            signal.aborted
+              ? `Tool "${call.name}" was aborted.`
+              : `Tool "${call.name}" failed: ${errorText(error)}`,
           );
           isError = true;
         }
@@ -145,12 +152,21 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
           ...(patch.terminate !== undefined && { terminate: patch.terminate }),
         };
         if (patch.isError !== undefined) isError = patch.isError;
-        emit({ type: "hook_decision", hook: "afterToolCall", toolCallId: call.id, toolName: call.name, decision: "patch" });
+        emit({
+          type: "hook_decision",
+          hook: "afterToolCall",
+          toolCallId: call.id,
+          toolName: call.name,
+          decision: "patch",
+        });
       }
     } catch (error) {
       result = {
         ...result,
-        content: [...result.content, { type: "text", text: `after_tool_call hook failed: ${errorText(error)}` }],
+        content: [
+          ...result.content,
+          { type: "text", text: `after_tool_call hook failed: ${errorText(error)}` },
+        ],
       };
     }
   }
@@ -189,7 +205,8 @@ async function runBeforeHook(
       { assistantMessage: options.assistantMessage, toolCall: call, args, context: options.context },
       options.signal,
     );
-    if (decision?.block) return { block: true, ...(decision.reason !== undefined && { reason: decision.reason }) };
+    if (decision?.block)
+      return { block: true, ...(decision.reason !== undefined && { reason: decision.reason }) };
     return { block: false };
   } catch (error) {
     // A guard that crashes must not let the call through.
