@@ -1,0 +1,259 @@
+/**
+ * The one way agent-run runs a child process (bash tool, hooks, git): a thin wrapper over execa.
+ *
+ * Guarantees: never rejects for a process failure (spawn errors, non-zero exits, signals, timeouts
+ * and aborts all come back as a `ProcessResult`); the child runs in its own process group and on
+ * timeout or abort the whole group is killed (SIGTERM, then SIGKILL after `killGraceMs`),
+ * grandchildren included; once the child itself exits, anything it left running in its group is
+ * killed too (unless `keepBackground`), so a stray `sleep 100 &` neither outlives the call nor holds
+ * its output pipe open; memory stays bounded whatever the child prints (head and tail kept).
+ */
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { execa } from "execa";
+import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
+
+/** Default bytes of stdout and of stderr kept in memory: 1 MiB. */
+export const DEFAULT_PROCESS_MAX_BUFFER = 1024 * 1024;
+/** Default delay between SIGTERM and SIGKILL when a process group is killed: 2000 ms. */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+export interface RunProcessOptions {
+  cwd: string;
+  /** Variables added to (or, with `extendEnv: false`, replacing) the parent's environment. */
+  env?: Record<string, string | undefined>;
+  /** When false, replace the env instead of extending process.env. Default: true. */
+  extendEnv?: boolean;
+  /** Written to the child's stdin, which is then closed. Without it stdin is /dev/null. */
+  input?: string;
+  /** Kill the process group after this many milliseconds. Default: no timeout. */
+  timeoutMs?: number;
+  /** Aborting kills the process group; the result then has `canceled: true`. */
+  signal?: AbortSignal;
+  /** Stream chunks of combined stdout+stderr as they arrive (decoded as UTF-8). */
+  onOutput?: (chunk: string) => void;
+  /** Raw chunks of combined stdout+stderr as they arrive, for callers that spill output to disk. */
+  onOutputBytes?: (chunk: Buffer) => void;
+  /** Bytes of stdout and of stderr kept in memory (head+tail kept). Default: 1 MiB. */
+  maxBuffer?: number;
+  /** Milliseconds between SIGTERM and SIGKILL when the group is killed. Default: 2000. */
+  killGraceMs?: number;
+  /** Leave processes the child started in the background running after it exits. Default: false. */
+  keepBackground?: boolean;
+}
+
+export interface ProcessResult {
+  /** Undefined when the process was killed by a signal or could not be spawned. */
+  exitCode: number | undefined;
+  /** The signal that ended the process, e.g. "SIGTERM". */
+  signal?: string;
+  /** Captured stdout; when more than `maxBuffer` bytes came, head and tail joined by an elision marker. */
+  stdout: string;
+  stderr: string;
+  /** Bytes of stdout / stderr not kept in memory (0 when nothing was cut). */
+  stdoutDroppedBytes: number;
+  stderrDroppedBytes: number;
+  timedOut: boolean;
+  canceled: boolean;
+  durationMs: number;
+  /** True unless the process exited with code 0 on its own. */
+  failed: boolean;
+  /** One line saying what went wrong; empty on success. */
+  shortMessage: string;
+  /** The underlying error (e.g. a spawn failure), when there was one. */
+  cause?: unknown;
+}
+
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Detached children are not cleaned up by execa; do not leave them behind if we exit first.
+  process.once("exit", () => {
+    for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
+  });
+}
+
+/** Sends a signal to a whole process group; returns false when the group no longer exists. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    try {
+      process.kill(pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Runs `file` with `args` (no shell). See the module comment for the guarantees. */
+export async function runProcess(
+  file: string,
+  args: string[],
+  options: RunProcessOptions,
+): Promise<ProcessResult> {
+  const started = performance.now();
+  const maxBuffer = options.maxBuffer ?? DEFAULT_PROCESS_MAX_BUFFER;
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const command = [file, ...args].join(" ");
+
+  if (options.signal?.aborted) {
+    return {
+      ...emptyResult(started),
+      canceled: true,
+      failed: true,
+      shortMessage: `Command was canceled before it started: ${command}`,
+    };
+  }
+
+  installExitHook();
+  const subprocess = execa(file, args, {
+    cwd: options.cwd,
+    ...(options.env !== undefined && { env: options.env }),
+    extendEnv: options.extendEnv ?? true,
+    ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
+    detached: true,
+    cleanup: false,
+    reject: false,
+    buffer: false,
+    stripFinalNewline: false,
+    windowsHide: true,
+  });
+
+  const pid = subprocess.pid;
+  if (pid !== undefined) liveGroups.add(pid);
+  let timedOut = false;
+  let canceled = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const killGroup = () => {
+    if (pid === undefined) return;
+    if (!signalGroup(pid, "SIGTERM")) return;
+    killTimer ??= setTimeout(() => signalGroup(pid, "SIGKILL"), grace);
+    killTimer.unref();
+  };
+
+  const timeout =
+    options.timeoutMs !== undefined && options.timeoutMs > 0
+      ? setTimeout(() => {
+          timedOut = true;
+          killGroup();
+        }, options.timeoutMs)
+      : undefined;
+  const onAbort = () => {
+    canceled = true;
+    killGroup();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (!options.keepBackground) {
+    // The leader is gone; whatever it left in its group would hold our pipes open.
+    subprocess.nodeChildProcess.once("exit", () => killGroup());
+  }
+
+  const stdout = createHeadTailBuffer(maxBuffer);
+  const stderr = createHeadTailBuffer(maxBuffer);
+  const decoders = { out: new StringDecoder("utf8"), err: new StringDecoder("utf8") };
+  capture(subprocess.stdout, stdout, decoders.out, options);
+  capture(subprocess.stderr, stderr, decoders.err, options);
+
+  try {
+    const result = await subprocess;
+    flushDecoder(decoders.out, options);
+    flushDecoder(decoders.err, options);
+    const exitCode = typeof result.exitCode === "number" ? result.exitCode : undefined;
+    const signal = result.signal ?? undefined;
+    const durationMs = Math.round(performance.now() - started);
+    const failed = timedOut || canceled || result.failed || exitCode !== 0;
+    return {
+      exitCode,
+      ...(signal !== undefined && { signal }),
+      stdout: stdout.toString(),
+      stderr: stderr.toString(),
+      stdoutDroppedBytes: stdout.droppedBytes,
+      stderrDroppedBytes: stderr.droppedBytes,
+      timedOut,
+      canceled,
+      durationMs,
+      failed,
+      shortMessage: shortMessageOf({
+        timedOut,
+        canceled,
+        failed,
+        options,
+        command: result.escapedCommand || command,
+        result,
+      }),
+      ...(result.cause !== undefined && { cause: result.cause }),
+    };
+  } finally {
+    if (timeout) clearTimeout(timeout);
+    options.signal?.removeEventListener("abort", onAbort);
+    if (pid !== undefined) liveGroups.delete(pid);
+  }
+}
+
+function capture(
+  stream: Readable | null,
+  buffer: HeadTailBuffer,
+  decoder: StringDecoder,
+  options: RunProcessOptions,
+): void {
+  if (!stream) return;
+  stream.on("data", (chunk: Buffer | string) => {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    buffer.write(bytes);
+    options.onOutputBytes?.(bytes);
+    if (options.onOutput) {
+      const text = decoder.write(bytes);
+      if (text.length > 0) options.onOutput(text);
+    }
+  });
+}
+
+function flushDecoder(decoder: StringDecoder, options: RunProcessOptions): void {
+  if (!options.onOutput) return;
+  const rest = decoder.end();
+  if (rest.length > 0) options.onOutput(rest);
+}
+
+function shortMessageOf(input: {
+  timedOut: boolean;
+  canceled: boolean;
+  failed: boolean;
+  options: RunProcessOptions;
+  command: string;
+  result: { shortMessage?: string; exitCode?: number | undefined; signal?: string | undefined };
+}): string {
+  const { timedOut, canceled, failed, options, command, result } = input;
+  if (timedOut) return `Command timed out after ${options.timeoutMs} ms: ${command}`;
+  if (canceled) return `Command was canceled: ${command}`;
+  if (!failed) return "";
+  if (result.shortMessage) return firstLine(result.shortMessage);
+  if (result.signal) return `Command was killed with ${result.signal}: ${command}`;
+  return `Command failed with exit code ${result.exitCode}: ${command}`;
+}
+
+function firstLine(text: string): string {
+  const index = text.indexOf("\n");
+  return index === -1 ? text : text.slice(0, index);
+}
+
+function emptyResult(started: number): ProcessResult {
+  return {
+    exitCode: undefined,
+    stdout: "",
+    stderr: "",
+    stdoutDroppedBytes: 0,
+    stderrDroppedBytes: 0,
+    timedOut: false,
+    canceled: false,
+    durationMs: Math.round(performance.now() - started),
+    failed: true,
+    shortMessage: "",
+  };
+}
