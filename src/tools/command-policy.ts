@@ -273,7 +273,7 @@ function wordInfo(syntax: ShSyntax, word: ShWord, source: Buffer): WordInfo {
 
 function literalPart(syntax: ShSyntax, part: ShWordPart, quoted: boolean): string | undefined {
   const type = syntax.NodeType(part);
-  if (type === "Lit") return unescape(part.Value ?? "", quoted);
+  if (type === "Lit") return unescapeShell(part.Value ?? "", quoted);
   if (type === "SglQuoted") return part.Dollar ? undefined : (part.Value ?? "");
   if (type === "DblQuoted" && !part.Dollar) {
     let text = "";
@@ -287,7 +287,7 @@ function literalPart(syntax: ShSyntax, part: ShWordPart, quoted: boolean): strin
   return undefined;
 }
 
-function unescape(raw: string, quoted: boolean): string {
+function unescapeShell(raw: string, quoted: boolean): string {
   if (quoted) return raw.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
   return raw.replace(/\\\n/g, "").replace(/\\(.)/g, "$1");
 }
