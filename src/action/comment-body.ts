@@ -1,0 +1,73 @@
+/**
+ * The PR comment's body: the run's summary.md plus a hidden marker that identifies the task, cut
+ * to GitHub's size limit with a link to the run when it does not fit.
+ */
+
+/** GitHub refuses issue comments longer than this many characters. */
+export const GITHUB_COMMENT_MAX_CHARS = 65_536;
+
+/** The hidden marker that finds this task's comment again: `<!-- agent-run:task=<name> -->`. */
+export function commentMarker(taskName: string): string {
+  // "--" would end the HTML comment early; newlines would split the marker.
+  const safe = taskName
+    .replace(/--+/g, "-")
+    .replace(/[\r\n>]/g, " ")
+    .trim();
+  return `<!-- agent-run:task=${safe} -->`;
+}
+
+export interface CommentBodyOptions {
+  taskName: string;
+  /** Link to the Actions run, used when the body is cut. */
+  runUrl?: string;
+  /** Default: `GITHUB_COMMENT_MAX_CHARS`. */
+  maxChars?: number;
+}
+
+/**
+ * `marker + "\n" + summary`, never longer than `maxChars`. When cut, the cut falls on a line
+ * boundary, open code fences and `<details>` blocks are closed so the rest still renders, and a
+ * line links to the run.
+ */
+export function buildCommentBody(summaryMarkdown: string, options: CommentBodyOptions): string {
+  const maxChars = options.maxChars ?? GITHUB_COMMENT_MAX_CHARS;
+  const head = `${commentMarker(options.taskName)}\n`;
+  const full = head + summaryMarkdown;
+  if (full.length <= maxChars) return full;
+
+  const link = options.runUrl ? `[the workflow run](${options.runUrl})` : "the workflow run's step summary";
+  const notice = `\n\n> [!NOTE]\n> This comment was cut to fit GitHub's ${maxChars.toLocaleString("en-US")}-character limit. The full summary is in ${link}.\n`;
+  // Room for the closers, which are short: a fence and a few </details>.
+  let budget = maxChars - head.length - notice.length - 64;
+  let kept = "";
+  for (;;) {
+    kept = cutAtLine(summaryMarkdown, Math.max(0, budget));
+    const body = head + kept + closers(kept) + notice;
+    if (body.length <= maxChars || budget <= 0) return body.slice(0, maxChars);
+    budget -= body.length - maxChars;
+  }
+}
+
+function cutAtLine(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const slice = text.slice(0, maxChars);
+  const newline = slice.lastIndexOf("\n");
+  return newline > 0 ? slice.slice(0, newline) : slice;
+}
+
+/** What closes the constructs left open at the end of `text`: a code fence, `<details>` blocks. */
+function closers(text: string): string {
+  let out = "";
+  let fence: string | undefined;
+  for (const line of text.split("\n")) {
+    const match = /^\s*(`{3,}|~{3,})/.exec(line);
+    if (!match?.[1]) continue;
+    if (fence === undefined) fence = match[1];
+    else if (match[1].startsWith(fence)) fence = undefined;
+  }
+  if (fence !== undefined) out += `\n${fence}`;
+  const outside = fence === undefined ? text : text.slice(0, text.lastIndexOf(fence));
+  const open = (outside.match(/<details\b/gi) ?? []).length - (outside.match(/<\/details>/gi) ?? []).length;
+  for (let i = 0; i < open; i++) out += "\n</details>";
+  return out;
+}

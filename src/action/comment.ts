@@ -1,0 +1,90 @@
+/**
+ * The sticky PR comment: one per task per PR, found by its hidden marker across every page of
+ * the PR's comments, updated in place, created only when absent.
+ */
+import { type ApiCallOptions, type ApiOutcome, callGitHub, type GitHubClient } from "./github-api.ts";
+
+export interface UpsertCommentOptions extends ApiCallOptions {
+  owner: string;
+  repo: string;
+  issueNumber: number;
+  /** From `commentMarker`; a comment whose body contains it is this task's comment. */
+  marker: string;
+  body: string;
+}
+
+export interface UpsertedComment {
+  action: "created" | "updated" | "unchanged";
+  id: number;
+  url: string;
+}
+
+/**
+ * Finds the first comment carrying `marker` (paginated, 100 a page) and updates it, or creates one.
+ * Never throws: API failures come back as `{ ok: false, message }`.
+ */
+export async function upsertComment(
+  octokit: GitHubClient,
+  options: UpsertCommentOptions,
+): Promise<ApiOutcome<UpsertedComment>> {
+  const { owner, repo, issueNumber, marker, body } = options;
+  const found = await callGitHub(
+    `listing the comments of #${issueNumber}`,
+    () => findMarkedComment(octokit, owner, repo, issueNumber, marker),
+    options,
+  );
+  if (!found.ok) return found;
+  const existing = found.value;
+  if (existing) {
+    if (existing.body === body)
+      return { ok: true, value: { action: "unchanged", id: existing.id, url: existing.url } };
+    const updated = await callGitHub(
+      `updating comment ${existing.id} on #${issueNumber}`,
+      () => octokit.rest.issues.updateComment({ owner, repo, comment_id: existing.id, body }),
+      options,
+    );
+    if (!updated.ok) return updated;
+    return {
+      ok: true,
+      value: { action: "updated", id: updated.value.data.id, url: updated.value.data.html_url },
+    };
+  }
+  const created = await callGitHub(
+    `creating a comment on #${issueNumber}`,
+    () => octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body }),
+    options,
+  );
+  if (!created.ok) return created;
+  return {
+    ok: true,
+    value: { action: "created", id: created.value.data.id, url: created.value.data.html_url },
+  };
+}
+
+interface MarkedComment {
+  id: number;
+  url: string;
+  body: string;
+}
+
+async function findMarkedComment(
+  octokit: GitHubClient,
+  owner: string,
+  repo: string,
+  issueNumber: number,
+  marker: string,
+): Promise<MarkedComment | undefined> {
+  const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
+    owner,
+    repo,
+    issue_number: issueNumber,
+    per_page: 100,
+  });
+  for await (const page of pages) {
+    for (const comment of page.data) {
+      if (comment.body?.includes(marker))
+        return { id: comment.id, url: comment.html_url, body: comment.body };
+    }
+  }
+  return undefined;
+}

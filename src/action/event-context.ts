@@ -1,0 +1,67 @@
+/**
+ * The workflow run's context, read from the variables the Actions runner sets (GITHUB_*), at call
+ * time rather than at import time like `@actions/github`'s `context`, so one process can be tested
+ * against several environments.
+ */
+import { readFileSync } from "node:fs";
+
+export interface EventContext {
+  eventName: string;
+  /** The parsed event payload; `{}` when GITHUB_EVENT_PATH is unset or unreadable. */
+  payload: unknown;
+  owner: string;
+  repo: string;
+  /** Default: https://api.github.com. */
+  apiUrl: string;
+  /** Link to this workflow run, when the runner says which one it is. */
+  runUrl?: string;
+  /** Where the repository is checked out. Default: the process's cwd. */
+  workspace: string;
+}
+
+export function readEventContext(env: NodeJS.ProcessEnv = process.env): EventContext {
+  const [owner = "", repo = ""] = (env.GITHUB_REPOSITORY ?? "").split("/");
+  let payload: unknown = {};
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8"));
+    } catch {
+      payload = {};
+    }
+  }
+  const serverUrl = (env.GITHUB_SERVER_URL ?? "https://github.com").replace(/\/$/, "");
+  return {
+    eventName: env.GITHUB_EVENT_NAME ?? "",
+    payload,
+    owner,
+    repo,
+    apiUrl: (env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/$/, ""),
+    runUrl:
+      env.GITHUB_RUN_ID && owner
+        ? `${serverUrl}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined,
+    workspace: env.GITHUB_WORKSPACE || process.cwd(),
+  };
+}
+
+/** Variables never handed to the agent: its tools run commands the model chooses. */
+const HIDDEN_FROM_AGENT =
+  /^(INPUT_|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_URL$|ACTIONS_RESULTS_URL$)/;
+
+/**
+ * The environment the runner (and so the agent's tools) gets: the step's environment without
+ * the action's inputs (which hold the keys and the GitHub token) and the runner's own tokens,
+ * plus the provider keys under the names the SDKs read.
+ */
+export function agentEnvironment(
+  env: NodeJS.ProcessEnv,
+  keys: { anthropicApiKey?: string; openaiApiKey?: string },
+): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!HIDDEN_FROM_AGENT.test(name.toUpperCase())) out[name] = value;
+  }
+  if (keys.anthropicApiKey) out.ANTHROPIC_API_KEY = keys.anthropicApiKey;
+  if (keys.openaiApiKey) out.OPENAI_API_KEY = keys.openaiApiKey;
+  return out;
+}

@@ -1,0 +1,53 @@
+/**
+ * Which pull request (or issue) an event is about, and who triggered it, from the raw event
+ * payload. Parsed from `unknown` because the payload is whatever the runner wrote to disk.
+ */
+
+/** Events on which the action comments. */
+export const COMMENT_EVENTS: readonly string[] = [
+  "pull_request",
+  "pull_request_target",
+  "issue_comment",
+  "pull_request_review_comment",
+];
+
+/** Events triggered by a comment: the commenter must have write or admin permission. */
+export const COMMENT_TRIGGER_EVENTS: readonly string[] = ["issue_comment", "pull_request_review_comment"];
+
+export interface EventTarget {
+  /** The PR or issue number that gets the comment. */
+  issueNumber: number;
+  isPullRequest: boolean;
+  /** Login of the comment's author, for comment-triggered events only. */
+  commenter?: string;
+}
+
+/** The comment target of an event, or `undefined` when the event has none (push, workflow_dispatch...). */
+export function eventTarget(eventName: string, payload: unknown): EventTarget | undefined {
+  if (!COMMENT_EVENTS.includes(eventName) || !isRecord(payload)) return undefined;
+  const pr = payload.pull_request;
+  const issue = payload.issue;
+  const prNumber = isRecord(pr) ? asNumber(pr.number) : undefined;
+  const issueNumber = prNumber ?? (isRecord(issue) ? asNumber(issue.number) : undefined);
+  if (issueNumber === undefined) return undefined;
+  const target: EventTarget = {
+    issueNumber,
+    isPullRequest: prNumber !== undefined || (isRecord(issue) && isRecord(issue.pull_request)),
+  };
+  if (COMMENT_TRIGGER_EVENTS.includes(eventName)) {
+    const comment = payload.comment;
+    const user = isRecord(comment) ? comment.user : undefined;
+    const login = isRecord(user) && typeof user.login === "string" ? user.login : undefined;
+    // An empty login cannot be checked; the permission check then refuses it.
+    target.commenter = login ?? "";
+  }
+  return target;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
+}

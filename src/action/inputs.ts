@@ -1,0 +1,97 @@
+/**
+ * Reads and validates the action's inputs (action.yml). Pure over `getInput`, so tests pass a map
+ * instead of setting `INPUT_*` variables; the default is `@actions/core`'s reader.
+ */
+import * as core from "@actions/core";
+
+/** `comment` input: "true" always posts, "false" never, "on-change" only when the patch is not empty. */
+export type CommentMode = "true" | "false" | "on-change";
+
+/** The inputs, parsed. Empty inputs are `undefined`. */
+export interface ActionInputs {
+  task?: string;
+  prompt?: string;
+  model?: string;
+  anthropicApiKey?: string;
+  openaiApiKey?: string;
+  githubToken?: string;
+  /** Default: "true". */
+  comment: CommentMode;
+  /** Default: ".". */
+  workingDirectory: string;
+  maxTurns?: number;
+  /** In USD. */
+  maxCostUsd?: number;
+  /** From the `vars` input, one `KEY=VALUE` a line. Default: `{}`. */
+  vars: Record<string, string>;
+  replay?: string;
+}
+
+/** A bad input value. `input` is its name as written in action.yml. */
+export class ActionInputError extends Error {
+  readonly code = "ACTION_INPUT";
+  readonly input: string;
+  constructor(input: string, message: string) {
+    super(`input '${input}': ${message}`);
+    this.name = "ActionInputError";
+    this.input = input;
+  }
+}
+
+export type InputReader = (name: string) => string;
+
+const defaultReader: InputReader = (name) => core.getInput(name);
+
+/** Parses every input. Throws `ActionInputError` on the first invalid one; logs nothing (secrets are not masked yet). */
+export function readActionInputs(getInput: InputReader = defaultReader): ActionInputs {
+  const get = (name: string): string | undefined => {
+    const value = getInput(name).trim();
+    return value === "" ? undefined : value;
+  };
+  const inputs: ActionInputs = {
+    task: get("task"),
+    prompt: get("prompt"),
+    model: get("model"),
+    anthropicApiKey: get("anthropic-api-key"),
+    openaiApiKey: get("openai-api-key"),
+    githubToken: get("github-token"),
+    comment: parseCommentMode(get("comment")),
+    workingDirectory: get("working-directory") ?? ".",
+    maxTurns: parsePositive("max-turns", get("max-turns"), true),
+    maxCostUsd: parsePositive("max-cost", get("max-cost"), false),
+    vars: parseVars(getInput("vars")),
+    replay: get("replay"),
+  };
+  if (inputs.task === undefined && inputs.prompt === undefined) {
+    throw new ActionInputError("task", "either 'task' (a path to task.yml) or 'prompt' is required");
+  }
+  return inputs;
+}
+
+function parseCommentMode(value: string | undefined): CommentMode {
+  const normalized = (value ?? "true").toLowerCase();
+  if (normalized === "true" || normalized === "false" || normalized === "on-change") return normalized;
+  throw new ActionInputError("comment", `expected "true", "false" or "on-change", got "${value}"`);
+}
+
+function parsePositive(name: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    const kind = integer ? "a positive integer" : "a positive number";
+    throw new ActionInputError(name, `expected ${kind}, got "${value}"`);
+  }
+  return n;
+}
+
+function parseVars(text: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const [index, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) continue;
+    const eq = line.indexOf("=");
+    if (eq <= 0) throw new ActionInputError("vars", `line ${index + 1}: expected KEY=VALUE, got "${line}"`);
+    vars[line.slice(0, eq).trim()] = line.slice(eq + 1).trim();
+  }
+  return vars;
+}

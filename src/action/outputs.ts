@@ -1,0 +1,47 @@
+/** The action's outputs (DESIGN §6), as strings, from a run's result. */
+import type { ActionRunResult } from "./runner-types.ts";
+
+/** Every output name of action.yml, in its order. */
+export const OUTPUT_NAMES = [
+  "conclusion",
+  "exit-code",
+  "patch",
+  "changed-files",
+  "cost-usd",
+  "turns",
+  "usage",
+  "summary",
+  "comment-url",
+] as const;
+
+export type OutputName = (typeof OUTPUT_NAMES)[number];
+
+/**
+ * `changed-files` is one path a line; `cost-usd` has up to 6 decimals and is empty when unknown;
+ * `comment-url` is empty when no comment was posted.
+ */
+export function actionOutputs(result: ActionRunResult, commentUrl = ""): Record<OutputName, string> {
+  return {
+    conclusion: result.conclusion,
+    "exit-code": String(result.exitCode),
+    patch: result.outputs.patch,
+    "changed-files": result.changedFiles.join("\n"),
+    "cost-usd": result.costUsd === null ? "" : formatUsd(result.costUsd),
+    turns: String(result.turns),
+    usage: result.outputs.usage,
+    summary: result.outputs.summary,
+    "comment-url": commentUrl,
+  };
+}
+
+/** Outputs of a run that did not happen (a refused comment trigger): conclusion "skipped", exit code 0. */
+export function skippedOutputs(): Record<OutputName, string> {
+  const outputs = Object.fromEntries(OUTPUT_NAMES.map((name) => [name, ""])) as Record<OutputName, string>;
+  outputs.conclusion = "skipped";
+  outputs["exit-code"] = "0";
+  return outputs;
+}
+
+function formatUsd(usd: number): string {
+  return String(Number(usd.toFixed(6)));
+}

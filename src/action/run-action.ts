@@ -1,0 +1,224 @@
+/**
+ * The action: mask secrets, read inputs, check who triggered it, run the task with the same
+ * runner as the CLI, then write outputs and the step summary before anything that talks to GitHub,
+ * so an API failure never loses them; last, the sticky PR comment and the failure annotation.
+ */
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import * as core from "@actions/core";
+import { getOctokit } from "@actions/github";
+import { errorAnnotation, runAnnotation } from "./annotations.ts";
+import { upsertComment } from "./comment.ts";
+import { buildCommentBody, commentMarker } from "./comment-body.ts";
+import { agentEnvironment, type EventContext, readEventContext } from "./event-context.ts";
+import { eventTarget } from "./event-target.ts";
+import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
+import { type ActionInputs, type InputReader, readActionInputs } from "./inputs.ts";
+import { actionOutputs, type OutputName, skippedOutputs } from "./outputs.ts";
+import { checkCommenterPermission } from "./permissions.ts";
+import type { ActionRunner, ActionRunResult } from "./runner-types.ts";
+import { taskName } from "./task-name.ts";
+
+export interface ActionDeps {
+  runner: ActionRunner;
+  /** Default: `core.getInput`. */
+  getInput?: InputReader;
+  /** Default: `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Default: `getOctokit` from `@actions/github`. */
+  createOctokit?: (token: string, baseUrl: string) => GitHubClient;
+  apiOptions?: ApiCallOptions;
+  /** Where the runner's log lines go. Default: stdout. */
+  write?: (line: string) => void;
+}
+
+/** Runs the action to completion. Never throws; sets `process.exitCode` (the runner's exit code). */
+export async function run(deps: ActionDeps): Promise<void> {
+  const getInput = deps.getInput ?? ((name: string) => core.getInput(name));
+  for (const name of ["anthropic-api-key", "openai-api-key", "github-token"]) {
+    const secret = getInput(name).trim();
+    if (secret !== "") core.setSecret(secret);
+  }
+  const env = deps.env ?? process.env;
+  let inputs: ActionInputs;
+  try {
+    inputs = readActionInputs(getInput);
+  } catch (error) {
+    core.setFailed(error instanceof Error ? error.message : String(error));
+    process.exitCode = 2;
+    return;
+  }
+  const ctx = readEventContext(env);
+  const target = eventTarget(ctx.eventName, ctx.payload);
+  let octokit: GitHubClient | undefined;
+  const client = (): GitHubClient | undefined => {
+    if (octokit === undefined && inputs.githubToken) {
+      octokit = (deps.createOctokit ?? ((token, baseUrl) => getOctokit(token, { baseUrl })))(
+        inputs.githubToken,
+        ctx.apiUrl,
+      );
+    }
+    return octokit;
+  };
+
+  if (target?.commenter !== undefined) {
+    const github = client();
+    const check = github
+      ? await checkCommenterPermission(github, {
+          ...deps.apiOptions,
+          owner: ctx.owner,
+          repo: ctx.repo,
+          username: target.commenter,
+        })
+      : { allowed: false, message: "no github-token to check the commenter's permission; not running" };
+    if (!check.allowed) {
+      core.notice(`agent-run: ${check.message}`, { title: "agent-run refused the trigger" });
+      setOutputs(skippedOutputs());
+      return;
+    }
+    core.info(`agent-run: ${check.message}`);
+  }
+
+  const taskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
+  const name = await taskName(taskFile);
+  logInputs(inputs, ctx, name);
+
+  let result: ActionRunResult;
+  try {
+    result = await runWithSignals(deps.runner, inputs, ctx, taskFile, env, deps.write);
+  } catch (error) {
+    const annotation = errorAnnotation(error, ctx.workspace);
+    core.error(annotation.message, annotation.properties);
+    const exitCode = (error as { exitCode?: unknown }).exitCode;
+    const code =
+      typeof exitCode === "number" ? exitCode : (error as { code?: unknown }).code === "SPEC" ? 2 : 4;
+    setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
+    await writeStepSummary(`## agent-run: ${name}\n\n**error**: ${annotation.message}\n`);
+    process.exitCode = code;
+    return;
+  }
+
+  const { "comment-url": _, ...outputs } = actionOutputs(result);
+  setOutputs(outputs);
+  await writeStepSummary(result.summaryMarkdown);
+
+  let commentUrl = "";
+  try {
+    commentUrl = await postComment(inputs, ctx, target?.issueNumber, result, name, client, deps.apiOptions);
+  } catch (error) {
+    core.warning(
+      `agent-run: the PR comment failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  core.setOutput("comment-url", commentUrl);
+
+  const annotation = await runAnnotation(result, taskFile, ctx.workspace);
+  if (annotation) core.error(annotation.message, annotation.properties);
+  process.exitCode = result.exitCode;
+}
+
+async function runWithSignals(
+  runner: ActionRunner,
+  inputs: ActionInputs,
+  ctx: EventContext,
+  taskFile: string | undefined,
+  env: NodeJS.ProcessEnv,
+  write: ((line: string) => void) | undefined,
+): Promise<ActionRunResult> {
+  // A cancelled job gets SIGINT, then SIGTERM: end the run so its outputs are still written.
+  const controller = new AbortController();
+  const abort = (signal: NodeJS.Signals) => controller.abort(new Error(`received ${signal}`));
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  try {
+    return await runner.runTask({
+      taskFile,
+      cwd: path.resolve(ctx.workspace, inputs.workingDirectory),
+      prompt: inputs.prompt,
+      model: inputs.model,
+      vars: inputs.vars,
+      replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
+      maxTurns: inputs.maxTurns,
+      maxCostUsd: inputs.maxCostUsd,
+      env: agentEnvironment(env, inputs),
+      signal: controller.signal,
+      onEvent: runner.createGithubRenderer(write ?? ((line) => process.stdout.write(`${line}\n`))),
+    });
+  } finally {
+    process.off("SIGINT", abort);
+    process.off("SIGTERM", abort);
+  }
+}
+
+async function postComment(
+  inputs: ActionInputs,
+  ctx: EventContext,
+  issueNumber: number | undefined,
+  result: ActionRunResult,
+  name: string,
+  client: () => GitHubClient | undefined,
+  apiOptions: ApiCallOptions | undefined,
+): Promise<string> {
+  if (inputs.comment === "false") return "";
+  if (issueNumber === undefined) {
+    core.info(`agent-run: no PR comment (the ${ctx.eventName || "unknown"} event has no pull request)`);
+    return "";
+  }
+  if (inputs.comment === "on-change" && (await patchIsEmpty(result))) {
+    core.info("agent-run: no PR comment (comment: on-change and the patch is empty)");
+    return "";
+  }
+  const github = client();
+  if (!github) {
+    core.warning("agent-run: no github-token; the PR comment was not posted");
+    return "";
+  }
+  const outcome = await upsertComment(github, {
+    ...apiOptions,
+    owner: ctx.owner,
+    repo: ctx.repo,
+    issueNumber,
+    marker: commentMarker(name),
+    body: buildCommentBody(result.summaryMarkdown, { taskName: name, runUrl: ctx.runUrl }),
+  });
+  if (!outcome.ok) {
+    core.warning(outcome.message, { title: "agent-run: PR comment not posted" });
+    return "";
+  }
+  core.info(`agent-run: PR comment ${outcome.value.action}: ${outcome.value.url}`);
+  return outcome.value.url;
+}
+
+async function patchIsEmpty(result: ActionRunResult): Promise<boolean> {
+  try {
+    return (await stat(result.outputs.patch)).size === 0;
+  } catch {
+    return result.changedFiles.length === 0;
+  }
+}
+
+function setOutputs(outputs: Partial<Record<OutputName, string>>): void {
+  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
+}
+
+async function writeStepSummary(markdown: string): Promise<void> {
+  try {
+    await core.summary.addRaw(markdown, true).write();
+  } catch (error) {
+    core.warning(
+      `agent-run: step summary not written: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+function logInputs(inputs: ActionInputs, ctx: EventContext, name: string): void {
+  core.startGroup(`agent-run: ${name}`);
+  core.info(`task: ${inputs.task ?? "(inline prompt)"}`);
+  if (inputs.model) core.info(`model: ${inputs.model}`);
+  core.info(`working-directory: ${inputs.workingDirectory}`);
+  core.info(`comment: ${inputs.comment} · event: ${ctx.eventName || "(none)"}`);
+  if (inputs.maxTurns !== undefined) core.info(`max-turns: ${inputs.maxTurns}`);
+  if (inputs.maxCostUsd !== undefined) core.info(`max-cost: ${inputs.maxCostUsd} USD`);
+  if (inputs.replay) core.info(`replay: ${inputs.replay}`);
+  core.endGroup();
+}

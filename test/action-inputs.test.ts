@@ -1,0 +1,112 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import * as core from "@actions/core";
+import { afterEach, describe, expect, test } from "vitest";
+import { agentEnvironment } from "../src/action/event-context.ts";
+import { eventTarget } from "../src/action/event-target.ts";
+import { readActionInputs } from "../src/action/inputs.ts";
+
+const saved: Record<string, string | undefined> = {};
+function setInputEnv(vars: Record<string, string>): void {
+  for (const [name, value] of Object.entries(vars)) {
+    saved[name] = process.env[name];
+    process.env[name] = value;
+  }
+}
+afterEach(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+const fixture = async (name: string): Promise<unknown> =>
+  JSON.parse(await readFile(path.join(import.meta.dirname, "fake-github/fixtures", name), "utf8"));
+
+describe("readActionInputs", () => {
+  test("reads INPUT_* variables named as the runner names them (upper case, hyphens kept)", () => {
+    setInputEnv({
+      INPUT_TASK: ".github/tasks/lint.yml",
+      "INPUT_GITHUB-TOKEN": "ghs_token",
+      "INPUT_ANTHROPIC-API-KEY": "sk-ant",
+      "INPUT_WORKING-DIRECTORY": "packages/a",
+      "INPUT_MAX-TURNS": "12",
+      "INPUT_MAX-COST": "1.5",
+      INPUT_COMMENT: "on-change",
+      INPUT_VARS: "target=src\n# comment\nlevel = strict\n",
+    });
+    expect(readActionInputs()).toEqual({
+      task: ".github/tasks/lint.yml",
+      prompt: undefined,
+      model: undefined,
+      anthropicApiKey: "sk-ant",
+      openaiApiKey: undefined,
+      githubToken: "ghs_token",
+      comment: "on-change",
+      workingDirectory: "packages/a",
+      maxTurns: 12,
+      maxCostUsd: 1.5,
+      vars: { target: "src", level: "strict" },
+      replay: undefined,
+    });
+    expect(core.getInput("github-token")).toBe("ghs_token");
+  });
+
+  test.for([
+    [{ prompt: "x", "max-turns": "2.5" }, "input 'max-turns': expected a positive integer, got \"2.5\""],
+    [{ prompt: "x", "max-cost": "-1" }, "input 'max-cost': expected a positive number, got \"-1\""],
+    [
+      { prompt: "x", comment: "sometimes" },
+      'input \'comment\': expected "true", "false" or "on-change", got "sometimes"',
+    ],
+    [{ prompt: "x", vars: "novalue" }, "input 'vars': line 1: expected KEY=VALUE, got \"novalue\""],
+    [{}, "input 'task': either 'task' (a path to task.yml) or 'prompt' is required"],
+  ] as const)("rejects %o", ([values, message]) => {
+    const get = (name: string) => (values as Record<string, string>)[name] ?? "";
+    expect(() => readActionInputs(get)).toThrow(message);
+  });
+
+  test("defaults: comment true, working-directory '.', no vars", () => {
+    const inputs = readActionInputs((name) => (name === "prompt" ? "hi" : ""));
+    expect(inputs).toMatchObject({ comment: "true", workingDirectory: ".", vars: {} });
+  });
+});
+
+describe("eventTarget", () => {
+  test("pull_request: the PR number, no commenter to check", async () => {
+    expect(eventTarget("pull_request", await fixture("pull_request.json"))).toEqual({
+      issueNumber: 42,
+      isPullRequest: true,
+    });
+  });
+
+  test("issue_comment: the PR number and the commenter", async () => {
+    expect(eventTarget("issue_comment", await fixture("issue_comment.json"))).toEqual({
+      issueNumber: 42,
+      isPullRequest: true,
+      commenter: "drive-by-user",
+    });
+  });
+
+  test("push and workflow_dispatch have no comment target", async () => {
+    expect(eventTarget("push", await fixture("pull_request.json"))).toBeUndefined();
+    expect(eventTarget("workflow_dispatch", {})).toBeUndefined();
+  });
+});
+
+describe("agentEnvironment", () => {
+  test("hides the inputs and the runner's tokens from the agent, exports the provider keys", () => {
+    const env = agentEnvironment(
+      {
+        PATH: "/usr/bin",
+        "INPUT_GITHUB-TOKEN": "ghs",
+        "INPUT_ANTHROPIC-API-KEY": "sk-ant",
+        ACTIONS_RUNTIME_TOKEN: "rt",
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "oidc",
+        GITHUB_REPOSITORY: "o/r",
+      },
+      { anthropicApiKey: "sk-ant" },
+    );
+    expect(env).toEqual({ PATH: "/usr/bin", GITHUB_REPOSITORY: "o/r", ANTHROPIC_API_KEY: "sk-ant" });
+  });
+});
