@@ -1,0 +1,82 @@
+import type { KnownProvider, Model, ModelPricing } from "../core/types.ts";
+import { ProviderConfigError } from "./errors.ts";
+
+/** Providers this package can create. */
+export const KNOWN_PROVIDERS: readonly KnownProvider[] = [
+  "anthropic",
+  "openai",
+  "openai-compatible",
+  "replay",
+];
+
+/** The task spec's object form of a model (snake_case, as written in YAML). */
+export interface ModelRefObject {
+  provider: string;
+  id: string;
+  /** openai only: "responses" (default) or "chat". */
+  api?: string;
+  base_url?: string;
+  api_key_env?: string;
+  /** Accepted for the spec's sake; the thinking level travels on each request, not on the model. */
+  thinking?: string;
+  max_output_tokens?: number;
+  temperature?: number;
+  pricing?: { input: number; output: number; cache_read?: number; cache_write?: number };
+}
+
+/**
+ * Parses `"provider:id"` (the id may itself contain colons, e.g. `openai-compatible:qwen3:8b`) or
+ * the spec's object form into a `Model`. Throws `ProviderConfigError` with code `bad_model_ref`
+ * or `unknown_provider`.
+ */
+export function parseModelRef(ref: string | ModelRefObject): Model {
+  if (typeof ref !== "string") return fromObject(ref);
+  const colon = ref.indexOf(":");
+  if (colon <= 0 || colon === ref.length - 1) {
+    throw new ProviderConfigError("bad_model_ref", `invalid model "${ref}": expected "provider:id"`, {
+      detail: `e.g. "anthropic:claude-sonnet-4-5", "openai:gpt-5-mini", "openai-compatible:qwen3:8b"`,
+    });
+  }
+  const provider = ref.slice(0, colon).trim();
+  const id = ref.slice(colon + 1).trim();
+  checkProvider(provider, ref);
+  return { provider, id };
+}
+
+function fromObject(ref: ModelRefObject): Model {
+  if (!ref || typeof ref.provider !== "string" || typeof ref.id !== "string" || ref.id === "") {
+    throw new ProviderConfigError("bad_model_ref", "invalid model: expected { provider, id }");
+  }
+  checkProvider(ref.provider, `${ref.provider}:${ref.id}`);
+  const model: Model = { provider: ref.provider, id: ref.id };
+  if (ref.api !== undefined) model.api = ref.api;
+  if (ref.base_url !== undefined) model.baseUrl = ref.base_url;
+  if (ref.api_key_env !== undefined) model.apiKeyEnv = ref.api_key_env;
+  if (ref.max_output_tokens !== undefined) model.maxOutputTokens = ref.max_output_tokens;
+  if (ref.temperature !== undefined) model.temperature = ref.temperature;
+  if (ref.pricing) model.pricing = toPricing(ref.pricing);
+  return model;
+}
+
+/** The spec's snake_case price object → `ModelPricing` (missing cache prices default to 0). */
+export function toPricing(p: {
+  input: number;
+  output: number;
+  cache_read?: number;
+  cache_write?: number;
+}): ModelPricing {
+  return { input: p.input, output: p.output, cacheRead: p.cache_read ?? 0, cacheWrite: p.cache_write ?? 0 };
+}
+
+function checkProvider(provider: string, ref: string): void {
+  if ((KNOWN_PROVIDERS as readonly string[]).includes(provider)) return;
+  const near = KNOWN_PROVIDERS.find((known) => known.startsWith(provider.slice(0, 3)));
+  throw new ProviderConfigError("unknown_provider", `unknown provider "${provider}" in model "${ref}"`, {
+    detail: `known providers: ${KNOWN_PROVIDERS.join(", ")}${near ? ` (did you mean "${near}"?)` : ""}`,
+  });
+}
+
+/** "provider:id", the form used in summaries and replay files. */
+export function modelLabel(model: Model): string {
+  return `${model.provider}:${model.id}`;
+}

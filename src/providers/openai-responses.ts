@@ -1,0 +1,187 @@
+import type OpenAI from "openai";
+import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
+import type { ImageContent, StopReason, TextContent, ThinkingLevel } from "../core/types.ts";
+import { toolParametersJsonSchema } from "../core/validate.ts";
+import { InStreamError, StreamInterruptedError } from "./classify-error.ts";
+import type { MessageBuilder } from "./message-builder.ts";
+import { type AttemptContext, OPENED } from "./stream-runner.ts";
+import { argumentsJson, type Json, num, obj, str } from "./wire-utils.ts";
+
+/** Reasoning effort per thinking level; "off" sends no reasoning parameter (the model's default). */
+export const OPENAI_REASONING_EFFORT: Record<Exclude<ThinkingLevel, "off">, string> = {
+  minimal: "minimal",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "xhigh",
+};
+
+/**
+ * Maps a core request to a Responses API body. Stateless (`store: false`): reasoning items travel
+ * back encrypted, kept in the thinking part's `signature`.
+ */
+export function buildResponsesBody(request: StreamRequest): Json {
+  const { model } = request;
+  const body: Json = { model: model.id, input: responsesInput(request), stream: true, store: false };
+  if (request.systemPrompt) body.instructions = request.systemPrompt;
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: toolParametersJsonSchema(tool),
+      strict: false,
+    }));
+  }
+  if (model.maxOutputTokens !== undefined) body.max_output_tokens = model.maxOutputTokens;
+  if (model.temperature !== undefined) body.temperature = model.temperature;
+  if (request.thinkingLevel !== "off") {
+    body.reasoning = { effort: OPENAI_REASONING_EFFORT[request.thinkingLevel], summary: "auto" };
+    body.include = ["reasoning.encrypted_content"];
+  }
+  return body;
+}
+
+function responsesInput(request: StreamRequest): Json[] {
+  const input: Json[] = [];
+  for (const message of request.messages) {
+    if (message.role === "user") {
+      const content =
+        typeof message.content === "string"
+          ? [{ type: "text", text: message.content } as TextContent]
+          : message.content;
+      input.push({ role: "user", content: content.map(inputPart) });
+    } else if (message.role === "toolResult") {
+      const images = message.content.some((part) => part.type === "image");
+      const text = message.content
+        .filter((p) => p.type === "text")
+        .map((p) => (p as TextContent).text)
+        .join("\n");
+      input.push({
+        type: "function_call_output",
+        call_id: message.toolCallId,
+        output: images ? message.content.map(inputPart) : text || "(no output)",
+      });
+    } else {
+      if (message.stopReason === "error" || message.stopReason === "aborted") continue;
+      for (const part of message.content) {
+        if (part.type === "text") {
+          if (part.text) input.push({ role: "assistant", content: part.text });
+        } else if (part.type === "thinking") {
+          const item =
+            message.provider === "openai" && part.signature ? parseItem(part.signature) : undefined;
+          if (item) input.push(item);
+        } else {
+          input.push({
+            type: "function_call",
+            call_id: part.id,
+            name: part.name,
+            arguments: argumentsJson(part.arguments),
+          });
+        }
+      }
+    }
+  }
+  return input;
+}
+
+function inputPart(part: TextContent | ImageContent): Json {
+  if (part.type === "text") return { type: "input_text", text: part.text };
+  return { type: "input_image", image_url: `data:${part.mimeType};base64,${part.data}`, detail: "auto" };
+}
+
+function parseItem(signature: string): Json | undefined {
+  try {
+    const item = obj(JSON.parse(signature));
+    return item?.type === "reasoning" ? item : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One Responses API request, streamed. */
+export async function* responsesAttempt(
+  getClient: () => Promise<OpenAI>,
+  request: StreamRequest,
+  { signal, builder }: AttemptContext,
+): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
+  const client = await getClient();
+  const body = buildResponsesBody(request) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
+  const stream = await client.responses.create(body, { signal });
+  yield OPENED;
+  for await (const raw of stream) {
+    const event = raw as unknown as Json;
+    const type = str(event.type) ?? "";
+    if (type === "response.completed" || type === "response.incomplete") {
+      const response = obj(event.response) ?? {};
+      readUsage(builder, response);
+      if (str(response.id)) builder.message.responseId = str(response.id);
+      const reason = str(obj(response.incomplete_details)?.reason);
+      return type === "response.incomplete" && reason === "max_output_tokens" ? "length" : "stop";
+    }
+    if (type === "response.failed" || type === "error") {
+      const error = obj(obj(event.response)?.error) ?? event;
+      throw new InStreamError(str(error.code) ?? "server_error", str(error.message) ?? "the response failed");
+    }
+    const out = handleEvent(type, event, builder);
+    if (out) yield out;
+  }
+  throw new StreamInterruptedError("cut", "the stream ended before response.completed");
+}
+
+function handleEvent(type: string, event: Json, builder: MessageBuilder): AssistantMessageEvent | undefined {
+  const itemKey = str(event.item_id) ?? `output_${num(event.output_index) ?? 0}`;
+  switch (type) {
+    case "response.created":
+      builder.message.responseId = str(obj(event.response)?.id);
+      return undefined;
+    case "response.output_item.added": {
+      const item = obj(event.item) ?? {};
+      if (item.type === "function_call") {
+        builder.toolCallStart(str(item.id) ?? itemKey, str(item.call_id), str(item.name) ?? "");
+        const args = str(item.arguments);
+        if (args) return builder.toolCallDelta(str(item.id) ?? itemKey, args);
+      }
+      return undefined;
+    }
+    case "response.output_text.delta":
+      return builder.text(`${itemKey}:${num(event.content_index) ?? 0}`, str(event.delta) ?? "");
+    case "response.reasoning_summary_text.delta":
+    case "response.reasoning_text.delta":
+      return builder.thinking(itemKey, str(event.delta) ?? "");
+    case "response.function_call_arguments.delta":
+      return builder.toolCallDelta(itemKey, str(event.delta) ?? "");
+    case "response.function_call_arguments.done": {
+      const args = str(event.arguments);
+      if (args !== undefined) builder.toolCallArguments(itemKey, args);
+      return undefined;
+    }
+    case "response.output_item.done": {
+      const item = obj(event.item) ?? {};
+      const key = str(item.id) ?? itemKey;
+      if (item.type === "reasoning")
+        builder.thinkingSignature(key, JSON.stringify(item), !builder.hasKey(key));
+      if (item.type === "function_call") {
+        if (!builder.hasKey(key)) builder.toolCallStart(key, str(item.call_id), str(item.name) ?? "");
+        const args = str(item.arguments);
+        if (args !== undefined) builder.toolCallArguments(key, args);
+      }
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function readUsage(builder: MessageBuilder, response: Json): void {
+  const usage = obj(response.usage);
+  if (!usage) return;
+  const input = num(usage.input_tokens) ?? 0;
+  const cached = num(obj(usage.input_tokens_details)?.cached_tokens) ?? 0;
+  builder.usage({
+    input: input - cached,
+    output: num(usage.output_tokens) ?? 0,
+    cacheRead: cached,
+    cacheWrite: 0,
+  });
+}

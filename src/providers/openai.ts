@@ -1,0 +1,52 @@
+import type OpenAI from "openai";
+import type { Provider, StreamRequest } from "../core/provider.ts";
+import type { Model } from "../core/types.ts";
+import { runnerOptions } from "./anthropic.ts";
+import { type ProviderDeps, resolveClientSettings } from "./client-config.ts";
+import { ProviderConfigError } from "./errors.ts";
+import { chatAttempt } from "./openai-chat.ts";
+import { responsesAttempt } from "./openai-responses.ts";
+import { runStream } from "./stream-runner.ts";
+
+/**
+ * OpenAI over the `openai` SDK: the Responses API by default, Chat Completions when
+ * `model.api === "chat"`. Provider `openai-compatible` always uses Chat Completions against the
+ * model's (or OPENAI_BASE_URL's) base URL. Throws `ProviderConfigError` at creation for a missing
+ * key or base URL; afterwards never throws.
+ */
+export function createOpenAIProvider(model: Model, deps: ProviderDeps = {}): Provider {
+  const settings = resolveClientSettings(model, deps);
+  const compat = model.provider === "openai-compatible";
+  const api = compat ? "chat" : (model.api ?? "responses");
+  if (api !== "responses" && api !== "chat") {
+    throw new ProviderConfigError("bad_option", `openai: unknown api "${api}" for model "${model.id}"`, {
+      detail: `expected "responses" (default) or "chat"`,
+    });
+  }
+  let client: Promise<OpenAI> | undefined;
+  const getClient = () => {
+    client ??= import("openai").then(
+      ({ default: Sdk }) =>
+        new Sdk({
+          apiKey: settings.apiKey,
+          baseURL: settings.baseUrl,
+          organization: null,
+          project: null,
+          maxRetries: settings.maxRetries,
+          timeout: settings.requestTimeoutMs,
+          fetch: settings.fetch,
+        }),
+    );
+    return client;
+  };
+  return {
+    name: model.provider,
+    stream(request: StreamRequest) {
+      return runStream(request, runnerOptions(request, settings, "call"), (ctx) =>
+        api === "chat"
+          ? chatAttempt(getClient, request, compat, ctx)
+          : responsesAttempt(getClient, request, ctx),
+      );
+    },
+  };
+}

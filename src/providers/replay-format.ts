@@ -1,0 +1,115 @@
+import { readFile } from "node:fs/promises";
+import { isMap, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { z } from "zod";
+import { ProviderConfigError } from "./errors.ts";
+
+const usageSchema = z.strictObject({
+  input: z.number().int().nonnegative().default(0),
+  output: z.number().int().nonnegative().default(0),
+  cache_read: z.number().int().nonnegative().default(0),
+  cache_write: z.number().int().nonnegative().default(0),
+});
+
+const toolCallSchema = z
+  .strictObject({
+    id: z.string().min(1).optional(),
+    name: z.string().min(1),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    /** Raw argument text, sent as the model would; invalid JSON replays a malformed call. */
+    arguments_raw: z.string().optional(),
+  })
+  .refine((call) => !(call.arguments && call.arguments_raw !== undefined), {
+    message: "give either arguments or arguments_raw, not both",
+  });
+
+const errorSchema = z.strictObject({
+  kind: z
+    .enum(["auth", "spend", "transient", "bad_request", "timeout", "connection", "config", "unknown"])
+    .default("transient"),
+  status: z.number().int().optional(),
+  message: z.string(),
+});
+
+const turnSchema = z.strictObject({
+  /** "provider:id" that produced this turn, when it differs from the file's model. */
+  model: z.string().optional(),
+  thinking: z.string().optional(),
+  thinking_signature: z.string().optional(),
+  text: z.string().optional(),
+  tool_calls: z.array(toolCallSchema).optional(),
+  usage: usageSchema.optional(),
+  /** Total cost in USD; overrides pricing the usage. */
+  cost: z.number().nonnegative().optional(),
+  stop: z.enum(["stop", "length", "tool_use"]).optional(),
+  /** The turn fails like a provider error (the run ends with exit code 4). */
+  error: z.union([z.string(), errorSchema]).optional(),
+});
+
+const sessionSchema = z.strictObject({
+  /** "provider:id" the session was recorded with; prices usage. Informative otherwise. */
+  model: z.string().optional(),
+  turns: z.array(turnSchema),
+});
+
+export type ReplayTurn = z.infer<typeof turnSchema>;
+export type ReplayToolCall = z.infer<typeof toolCallSchema>;
+
+/** A scripted or recorded session: one entry per assistant turn, played in order. */
+export interface ReplaySession {
+  model?: string;
+  turns: ReplayTurn[];
+  /** Where it came from, for error messages. */
+  source?: string;
+}
+
+/**
+ * Parses replay text (YAML or JSON). Throws `ProviderConfigError` (`bad_replay_file`) whose
+ * message starts with `file:line:col` of the offending node.
+ */
+export function parseReplay(text: string, file = "<replay>"): ReplaySession {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const pos = lineCounter.linePos(firstError.pos[0]);
+    throw new ProviderConfigError("bad_replay_file", `invalid YAML: ${firstError.message.split("\n")[0]}`, {
+      location: { file, line: pos.line, column: pos.col },
+    });
+  }
+  const parsed = sessionSchema.safeParse(doc.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const node = nodeAt(doc.contents, issue.path);
+    const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
+    const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
+    throw new ProviderConfigError("bad_replay_file", `${path}: ${issue.message}`, {
+      location: { file, line: pos.line, column: pos.col },
+      detail: "see docs/replay.md for the format",
+    });
+  }
+  return { ...parsed.data, source: file };
+}
+
+/** Reads and parses a replay file; a missing file is a `ProviderConfigError` too. */
+export async function loadReplayFile(path: string): Promise<ReplaySession> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ProviderConfigError("bad_replay_file", `cannot read replay file ${path}`, { cause: error });
+  }
+  return parseReplay(text, path);
+}
+
+function nodeAt(root: unknown, path: PropertyKey[]): Node | undefined {
+  let node = root as Node | undefined;
+  let deepest = node;
+  for (const key of path) {
+    if (isMap(node)) node = node.get(key as string, true) as Node | undefined;
+    else if (isSeq(node)) node = node.get(key as number, true) as Node | undefined;
+    else break;
+    if (!node) break;
+    deepest = node;
+  }
+  return deepest;
+}
