@@ -1,0 +1,78 @@
+/**
+ * One problem in a task file. `line` and `column` are 1-based; both are 0 when the problem is not
+ * in the file (a command-line override such as `--var`), and `file` then names the flag.
+ */
+export interface SpecProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** The field, `tools[0]`, `hooks.before_tool_call[1].run`; "" for the document itself. */
+  path: string;
+  message: string;
+  expected?: string;
+  suggestion?: string;
+}
+
+export type SpecErrorCode = "spec_invalid" | "spec_not_found" | "spec_unreadable";
+
+/**
+ * A task file that cannot be run. Carries every problem found, not just the first. `shortMessage`
+ * is one line; `message` lists every problem, positioned (`task.yml:3:5 tools[0]: …`).
+ */
+export class SpecError extends Error {
+  readonly code: SpecErrorCode;
+  readonly problems: SpecProblem[];
+  readonly shortMessage: string;
+
+  /** `problems` are kept sorted by file, line and column. */
+  constructor(code: SpecErrorCode, problems: SpecProblem[], options?: { cause?: unknown }) {
+    problems = sortProblems(problems);
+    const first = problems[0];
+    const shortMessage =
+      problems.length === 1 && first
+        ? formatSpecProblems([first])
+        : `${first?.file ?? "task"}: ${problems.length} problems in the task spec`;
+    super(formatSpecProblems(problems), options);
+    this.name = "SpecError";
+    this.code = code;
+    this.problems = problems;
+    this.shortMessage = shortMessage;
+  }
+}
+
+/**
+ * Renders problems one per line, `file:line:col path: message (expected …) — did you mean …?`,
+ * sorted by position. With `color`, positions are dimmed and the message is red (ANSI).
+ */
+export function formatSpecProblems(problems: SpecProblem[], options: { color?: boolean } = {}): string {
+  const sorted = [...problems].sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column,
+  );
+  const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  return sorted
+    .map((problem) => {
+      const where =
+        problem.line > 0 ? `${problem.file}:${problem.line}:${problem.column}` : `${problem.file}:`;
+      const field = problem.path ? ` ${problem.path}:` : "";
+      let text = problem.message;
+      if (problem.expected) text += ` (expected ${problem.expected})`;
+      if (problem.suggestion) text += ` — did you mean ${problem.suggestion}?`;
+      return `${paint("2", where)}${field} ${paint("31", text)}`;
+    })
+    .join("\n");
+}
+
+/** Renders a path of keys and indices the way users write it: `hooks.before_stop[0].run`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+/** A sorted copy: by file, then line, then column. */
+export function sortProblems(problems: readonly SpecProblem[]): SpecProblem[] {
+  return [...problems].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+}

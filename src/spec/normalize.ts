@@ -1,0 +1,373 @@
+import picomatch from "picomatch";
+import type { Model } from "../core/types.ts";
+import { KNOWN_PROVIDERS, parseModelRef } from "../providers/model-ref.ts";
+import { parseDuration } from "./duration.ts";
+import { formatPath, type SpecProblem } from "./errors.ts";
+import { positionAt, positionInNode, type SourceMap } from "./positions.ts";
+import type { KnownToolName, RawMatch, RawModel, RawTaskSpec } from "./schema.ts";
+import { closest } from "./suggest.ts";
+import { parseTemplate, renderTemplate, type TemplateNamespace, type TemplateRef } from "./template.ts";
+import {
+  type CommandTemplate,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_OUTPUT_DIR,
+  DEFAULT_TOOLS,
+  type HookMatch,
+  type LoadTaskOptions,
+  type TaskSpec,
+  type ToolOptions,
+  type ToolSpec,
+} from "./types.ts";
+
+type Path = PropertyKey[];
+
+/** Where a string came from, to position its template errors: a spec field, or a flag. */
+type Origin = { path: Path } | { flag: string };
+
+/**
+ * Turns a schema-valid raw spec into the normalised `TaskSpec`, checking what the schema cannot:
+ * templates and undefined variables, globs, providers, duplicate tools, an empty prompt. Collects
+ * every problem rather than stopping at the first.
+ */
+export function normalizeSpec(
+  raw: RawTaskSpec,
+  map: SourceMap,
+  defaultName: string,
+  options: LoadTaskOptions,
+): { spec?: TaskSpec; problems: SpecProblem[] } {
+  const problems: SpecProblem[] = [];
+  const env = options.env ?? process.env;
+  const report = (origin: Origin, message: string, extra: Partial<SpecProblem> = {}, key = false) => {
+    if ("flag" in origin) {
+      problems.push({ file: origin.flag, line: 0, column: 0, path: "", message, ...extra });
+    } else {
+      problems.push({
+        file: map.file,
+        ...positionAt(map, origin.path, { key }),
+        path: formatPath(origin.path),
+        message,
+        ...extra,
+      });
+    }
+  };
+
+  const vars: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw.vars ?? {})) vars[key] = String(value);
+  for (const [key, value] of Object.entries(options.vars ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
+      report({ flag: "--var" }, `bad variable name '${key}'`, {
+        expected: "a name like my_var (letters, digits, _)",
+      });
+    } else {
+      vars[key] = value;
+    }
+  }
+
+  const resolve = (ref: TemplateRef, origin: Origin, occurrence: number): string | undefined => {
+    const where = (message: string, extra: Partial<SpecProblem>) => {
+      if ("flag" in origin) report(origin, message, extra);
+      else {
+        problems.push({
+          file: map.file,
+          ...positionInNode(map, origin.path, ref.raw, occurrence),
+          path: formatPath(origin.path),
+          message,
+          ...extra,
+        });
+      }
+    };
+    if (ref.ns === "vars") {
+      if (Object.hasOwn(vars, ref.name)) return vars[ref.name];
+      const near = closest(ref.name, Object.keys(vars));
+      where(`undefined variable 'vars.${ref.name}'`, {
+        expected: `a variable defined under vars: or passed with --var ${ref.name}=VALUE`,
+        ...(near && { suggestion: `'vars.${near}'` }),
+      });
+      return undefined;
+    }
+    if (ref.ns === "env") {
+      const value = env[ref.name];
+      if (value !== undefined) return value;
+      where(`environment variable '${ref.name}' is not set`, {
+        expected: `${ref.name} set in the environment, or a vars: entry used instead`,
+      });
+      return undefined;
+    }
+    return undefined;
+  };
+
+  /** Templates a text field; `quote` for hook commands, where `{{ tool.* }}` stays for later. */
+  const template = (text: string, origin: Origin, namespaces: TemplateNamespace[], quote: boolean) => {
+    const parsed = parseTemplate(text, namespaces);
+    for (const issue of parsed.issues) {
+      const occurrence = countBefore(text, issue.raw, issue.index);
+      const extra = {
+        ...(issue.expected && { expected: issue.expected }),
+        ...(issue.suggestion && { suggestion: issue.suggestion }),
+      };
+      if ("flag" in origin) report(origin, issue.message, extra);
+      else {
+        problems.push({
+          file: map.file,
+          ...positionInNode(map, origin.path, issue.raw, occurrence),
+          path: formatPath(origin.path),
+          message: issue.message,
+          ...extra,
+        });
+      }
+    }
+    const parts: CommandTemplate["parts"] = [];
+    for (const part of parsed.parts) {
+      if (typeof part !== "string" && part.ns === "tool") {
+        parts.push(part);
+        continue;
+      }
+      const value =
+        typeof part === "string"
+          ? part
+          : (resolve(part, origin, countBefore(text, part.raw, part.index)) ?? "");
+      const rendered =
+        typeof part === "string" || !quote ? value : renderTemplate([part], () => value, { quote });
+      const previous = parts.at(-1);
+      if (typeof previous === "string") parts[parts.length - 1] = previous + rendered;
+      else parts.push(rendered);
+    }
+    return { text: parts.map((p) => (typeof p === "string" ? p : p.raw)).join(""), parts };
+  };
+
+  const command = (text: string, path: Path): CommandTemplate =>
+    template(text, { path }, ["vars", "env", "tool"], true);
+
+  const model = (value: RawModel, origin: Origin): Model | undefined => {
+    const provider = typeof value === "string" ? value.slice(0, value.indexOf(":")) : value.provider;
+    if (!(KNOWN_PROVIDERS as readonly string[]).includes(provider)) {
+      const near = closest(provider, KNOWN_PROVIDERS);
+      const at =
+        "flag" in origin || typeof value === "string" ? origin : { path: [...origin.path, "provider"] };
+      report(at, `unknown provider '${provider}'`, {
+        expected: `one of ${KNOWN_PROVIDERS.join(", ")}`,
+        ...(near && { suggestion: `'${near}'` }),
+      });
+      return undefined;
+    }
+    try {
+      return parseModelRef(value);
+    } catch (error) {
+      report(origin, error instanceof Error ? error.message : String(error));
+      return undefined;
+    }
+  };
+
+  const glob = (pattern: string, path: Path, kind: "path" | "command" | "other") => {
+    try {
+      picomatch.makeRe(pattern, { strictBrackets: true });
+    } catch (error) {
+      report({ path }, `bad glob '${pattern}': ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (kind === "path" && (pattern.startsWith("/") || /^[A-Za-z]:[\\/]/.test(pattern))) {
+      report({ path }, `absolute glob '${pattern}' can never match`, {
+        expected: "a glob relative to the workspace, like src/**/*.ts",
+        suggestion: `'${pattern.replace(/^\/+/, "")}'`,
+      });
+    }
+  };
+
+  const duration = (value: string | number | undefined, path: Path, fallback?: number) => {
+    if (value === undefined) return fallback;
+    const ms = parseDuration(value);
+    if (ms === undefined)
+      report({ path }, `bad duration '${value}'`, { expected: "a duration above zero, like 120s" });
+    return ms;
+  };
+
+  const matchOf = (value: RawMatch | undefined, path: Path): HookMatch | undefined => {
+    if (!value) return undefined;
+    const out: HookMatch = {};
+    if (value.tool !== undefined) out.tools = Array.isArray(value.tool) ? value.tool : [value.tool];
+    if (value.path !== undefined) {
+      glob(value.path, [...path, "path"], "path");
+      out.path = value.path;
+    }
+    if (value.command !== undefined) {
+      glob(value.command, [...path, "command"], "command");
+      out.command = value.command;
+    }
+    return out;
+  };
+
+  // Model
+  let resolvedModel: Model | undefined;
+  let thinking = typeof raw.model === "object" ? raw.model.thinking : undefined;
+  if (options.modelOverride !== undefined) {
+    if (!/^[a-z][a-z0-9-]*:\S+$/.test(options.modelOverride)) {
+      report({ flag: "--model" }, `bad model reference '${options.modelOverride}'`, {
+        expected: '"provider:id"',
+      });
+    } else {
+      resolvedModel = model(options.modelOverride, { flag: "--model" });
+      thinking = undefined;
+    }
+  } else if (raw.model !== undefined) {
+    resolvedModel = model(raw.model, { path: ["model"] });
+  } else {
+    report({ path: [] }, "missing required field 'model'", { expected: '"provider:id", or --model' });
+  }
+
+  // Prompt and system
+  let prompt = "";
+  if (options.promptOverride !== undefined) {
+    prompt = template(options.promptOverride, { flag: "--prompt" }, ["vars", "env"], false).text;
+    if (prompt.trim() === "")
+      report({ flag: "--prompt" }, "the prompt is empty", { expected: "the task for the model" });
+  } else if (raw.prompt === undefined) {
+    report({ path: [] }, "missing required field 'prompt'", {
+      expected: "the task for the model, or --prompt",
+    });
+  } else {
+    prompt = template(raw.prompt, { path: ["prompt"] }, ["vars", "env"], false).text;
+    if (raw.prompt.trim() === "")
+      report({ path: ["prompt"] }, "the prompt is empty", { expected: "the task for the model" });
+  }
+  const system =
+    raw.system === undefined
+      ? undefined
+      : template(raw.system, { path: ["system"] }, ["vars", "env"], false).text;
+
+  // Tools
+  const tools: ToolSpec[] = [];
+  const seen = new Map<string, number>();
+  (raw.tools ?? DEFAULT_TOOLS).forEach((entry, index) => {
+    const name = (typeof entry === "string" ? entry : Object.keys(entry)[0]) as KnownToolName;
+    const rawOptions = typeof entry === "string" ? null : ((entry as Record<string, unknown>)[name] ?? null);
+    if (seen.has(name)) {
+      report(
+        { path: ["tools", index] },
+        `tool '${name}' is listed twice (first at tools[${seen.get(name)}])`,
+      );
+      return;
+    }
+    seen.set(name, index);
+    tools.push({ name, options: toolOptions(rawOptions, ["tools", index, name]) });
+  });
+
+  function toolOptions(value: unknown, path: Path): ToolOptions {
+    const o = (value ?? {}) as Record<string, unknown> & {
+      allow?: string[];
+      deny?: string[];
+      protect?: string[];
+      timeout?: string | number;
+      env?: string[];
+      max_output_lines?: number;
+      max_output_bytes?: number;
+    };
+    const out: ToolOptions = {};
+    for (const key of ["allow", "deny", "protect"] as const) {
+      const list = o[key];
+      if (!list) continue;
+      list.forEach((pattern, i) => {
+        glob(pattern, [...path, key, i], key === "protect" ? "path" : "command");
+      });
+      out[key] = list;
+    }
+    const timeoutMs = duration(o.timeout, [...path, "timeout"]);
+    if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+    if (o.env) out.env = o.env;
+    if (o.max_output_lines !== undefined) out.maxOutputLines = o.max_output_lines;
+    if (o.max_output_bytes !== undefined) out.maxOutputBytes = o.max_output_bytes;
+    return out;
+  }
+
+  // Hooks
+  const hooks: TaskSpec["hooks"] = {
+    beforeToolCall: [],
+    afterToolCall: [],
+    prepareNextTurn: [],
+    beforeStop: [],
+  };
+  raw.hooks?.before_tool_call?.forEach((rule, index) => {
+    const path: Path = ["hooks", "before_tool_call", index];
+    const match = matchOf(rule.match, [...path, "match"]);
+    hooks.beforeToolCall.push({
+      index,
+      ...(match && { match }),
+      ...(rule.block !== undefined && { block: rule.block }),
+      ...(rule.run !== undefined && { run: command(rule.run, [...path, "run"]) }),
+      timeoutMs:
+        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
+    });
+  });
+  raw.hooks?.after_tool_call?.forEach((rule, index) => {
+    const path: Path = ["hooks", "after_tool_call", index];
+    const match = matchOf(rule.match, [...path, "match"]);
+    hooks.afterToolCall.push({
+      index,
+      ...(match && { match }),
+      run: command(rule.run, [...path, "run"]),
+      timeoutMs:
+        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
+    });
+  });
+  raw.hooks?.prepare_next_turn?.forEach((rule, index) => {
+    const path: Path = ["hooks", "prepare_next_turn", index];
+    const next = rule.model === undefined ? undefined : model(rule.model, { path: [...path, "model"] });
+    hooks.prepareNextTurn.push({
+      index,
+      when: {
+        ...(rule.when.turn_gte !== undefined && { turnGte: rule.when.turn_gte }),
+        ...(rule.when.cost_gte_usd !== undefined && { costGteUsd: rule.when.cost_gte_usd }),
+      },
+      ...(next && { model: next }),
+      ...(rule.thinking !== undefined && { thinking: rule.thinking }),
+    });
+  });
+  raw.hooks?.before_stop?.forEach((rule, index) => {
+    const path: Path = ["hooks", "before_stop", index];
+    const run = command(rule.run, [...path, "run"]);
+    if (run.parts.some((p) => typeof p !== "string")) {
+      report({ path: [...path, "run"] }, "'tool.' templates are not available in before_stop commands", {
+        expected: "{{ vars.NAME }} or {{ env.NAME }}",
+      });
+    }
+    hooks.beforeStop.push({
+      index,
+      run,
+      maxAttempts: rule.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
+      timeoutMs:
+        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
+    });
+  });
+
+  const limits: TaskSpec["limits"] = {};
+  if (raw.limits?.max_turns !== undefined) limits.maxTurns = raw.limits.max_turns;
+  if (raw.limits?.max_cost_usd !== undefined) limits.maxCostUsd = raw.limits.max_cost_usd;
+  if (raw.limits?.max_tokens !== undefined) limits.maxTokens = raw.limits.max_tokens;
+  const timeoutMs = duration(raw.limits?.timeout, ["limits", "timeout"]);
+  if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
+
+  if (problems.length > 0 || !resolvedModel) return { problems };
+  return {
+    problems,
+    spec: {
+      name: raw.name ?? defaultName,
+      model: resolvedModel,
+      ...(thinking !== undefined && { thinking }),
+      ...(system !== undefined && { system }),
+      prompt,
+      vars,
+      workdir: raw.workdir ?? ".",
+      tools,
+      execution: raw.execution ?? "parallel",
+      sandbox: raw.sandbox ?? "auto",
+      limits,
+      hooks,
+      outputs: { dir: raw.outputs?.dir ?? DEFAULT_OUTPUT_DIR },
+    },
+  };
+}
+
+function countBefore(text: string, needle: string, end: number): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0 && at < end; at = text.indexOf(needle, at + 1)) count++;
+  return count;
+}

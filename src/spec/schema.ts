@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { THINKING_LEVELS, type ThinkingLevel } from "../core/types.ts";
+
+/**
+ * The task spec as written in YAML (DESIGN §3). This one zod schema gives the raw TypeScript
+ * type, the validation and the JSON Schema file; it has no transforms so the JSON Schema stays
+ * exact. Normalisation (durations to ms, tools to `{ name, options }`, …) happens in
+ * `normalize.ts` after validation.
+ */
+
+/** The built-in tools a spec may name. */
+export const KNOWN_TOOLS = ["bash", "read", "write", "edit", "grep", "find", "ls"] as const;
+export type KnownToolName = (typeof KNOWN_TOOLS)[number];
+
+/** `120s`, `20m`, `1h30m`, `500ms`; a bare number means seconds. */
+export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+
+const duration = z
+  .union([z.string().regex(DURATION_PATTERN), z.number().positive()])
+  .describe("A duration: `120s`, `20m`, `1h30m`, `500ms`, or a number of seconds.");
+
+const nonEmpty = z.string().min(1);
+const glob = nonEmpty.describe("A glob (picomatch syntax).");
+const thinking = z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]);
+
+/** `provider:id`, e.g. `anthropic:claude-sonnet-4-5`. */
+export const MODEL_REF_PATTERN = /^[a-z][a-z0-9-]*:\S+$/;
+const modelRef = z
+  .string()
+  .regex(MODEL_REF_PATTERN)
+  .describe('"provider:id", e.g. "anthropic:claude-sonnet-4-5"');
+
+const pricing = z
+  .strictObject({
+    input: z.number().nonnegative(),
+    output: z.number().nonnegative(),
+    cache_read: z.number().nonnegative().optional(),
+    cache_write: z.number().nonnegative().optional(),
+  })
+  .describe("USD per million tokens. cache_read and cache_write default to 0.");
+
+const modelObject = z.strictObject({
+  provider: nonEmpty,
+  id: nonEmpty,
+  base_url: z.url().optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
+  thinking: thinking.optional(),
+  max_output_tokens: z.int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  pricing: pricing.optional(),
+  api: z.enum(["responses", "chat"]).optional(),
+});
+
+export const modelSchema = z.union([modelRef, modelObject]);
+
+const outputBounds = {
+  max_output_lines: z.int().positive().optional(),
+  max_output_bytes: z.int().positive().optional(),
+};
+
+const bashOptions = z.strictObject({
+  allow: z.array(glob).optional().describe("If present, only commands matching one of these globs run."),
+  deny: z.array(glob).optional().describe("Commands matching one of these globs are refused."),
+  timeout: duration.optional(),
+  env: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/))
+    .optional()
+    .describe("Environment variables passed through to commands despite looking like secrets."),
+  ...outputBounds,
+});
+
+const writeOptions = z.strictObject({
+  protect: z.array(glob).optional().describe("Extra globs the tool may not change."),
+});
+
+const readOptions = z.strictObject({ ...outputBounds });
+
+/** Options per tool; `null` (a bare `- read:`) means defaults. */
+const toolOptions = {
+  bash: bashOptions.nullable().optional(),
+  read: readOptions.nullable().optional(),
+  write: writeOptions.nullable().optional(),
+  edit: writeOptions.nullable().optional(),
+  grep: readOptions.nullable().optional(),
+  find: readOptions.nullable().optional(),
+  ls: readOptions.nullable().optional(),
+} satisfies Record<KnownToolName, z.ZodType>;
+
+const toolEntry = z.union([
+  z.enum(KNOWN_TOOLS),
+  z
+    .strictObject(toolOptions)
+    .refine((value) => Object.keys(value).length === 1, "a tool entry names exactly one tool")
+    .describe("A tool name with its options: `{ bash: { timeout: 120s } }`."),
+]);
+
+const match = z
+  .strictObject({
+    tool: z.union([z.enum(KNOWN_TOOLS), z.array(z.enum(KNOWN_TOOLS)).min(1)]).optional(),
+    path: glob
+      .optional()
+      .describe("Glob matched against the call's `path` argument, relative to the workspace."),
+    command: glob.optional().describe("Glob matched against bash's `command`; `*` matches any text."),
+  })
+  .describe("Which tool calls a rule applies to; every given field must match. Absent: every call.");
+
+const command = nonEmpty.describe(
+  "A bash command run in the workspace. {{ vars.X }}, {{ env.X }}, {{ tool.name }}, {{ tool.path }}, {{ tool.command }} are substituted, shell-quoted.",
+);
+
+const beforeToolCallRule = z
+  .strictObject({
+    match: match.optional(),
+    block: nonEmpty.optional().describe("Block matching calls with this reason."),
+    run: command.optional(),
+    timeout: duration.optional(),
+  })
+  .refine(
+    (rule) => (rule.block === undefined) !== (rule.run === undefined),
+    "a rule has either `block` or `run`",
+  );
+
+const afterToolCallRule = z.strictObject({
+  match: match.optional(),
+  run: command,
+  timeout: duration.optional(),
+});
+
+const prepareNextTurnRule = z
+  .strictObject({
+    when: z
+      .strictObject({
+        turn_gte: z.int().positive().optional(),
+        cost_gte_usd: z.number().nonnegative().optional(),
+      })
+      .refine((when) => Object.keys(when).length > 0, "`when` needs turn_gte or cost_gte_usd"),
+    model: modelSchema.optional(),
+    thinking: thinking.optional(),
+  })
+  .refine(
+    (rule) => rule.model !== undefined || rule.thinking !== undefined,
+    "a rule sets `model` or `thinking`",
+  );
+
+const beforeStopRule = z.strictObject({
+  run: command,
+  max_attempts: z.int().positive().optional().describe("Default: 3."),
+  timeout: duration.optional(),
+});
+
+/** The raw task spec schema. Unknown keys are errors at every level. */
+export const taskSchema = z.strictObject({
+  name: nonEmpty.optional(),
+  model: modelSchema.optional().describe("Required unless given with --model."),
+  system: z.string().optional(),
+  prompt: z.string().optional().describe("Required unless given with --prompt."),
+  vars: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean()]))
+    .optional(),
+  workdir: nonEmpty.optional().describe("The workspace root, relative to the task file. Default: ."),
+  tools: z.array(toolEntry).optional(),
+  execution: z.enum(["parallel", "sequential"]).optional(),
+  sandbox: z.enum(["required", "auto", "off"]).optional(),
+  limits: z
+    .strictObject({
+      max_turns: z.int().positive().optional(),
+      max_cost_usd: z.number().positive().optional(),
+      max_tokens: z.int().positive().optional(),
+      timeout: duration.optional(),
+    })
+    .optional(),
+  hooks: z
+    .strictObject({
+      before_tool_call: z.array(beforeToolCallRule).optional(),
+      after_tool_call: z.array(afterToolCallRule).optional(),
+      prepare_next_turn: z.array(prepareNextTurnRule).optional(),
+      before_stop: z.array(beforeStopRule).optional(),
+    })
+    .optional(),
+  outputs: z.strictObject({ dir: nonEmpty.optional() }).optional(),
+});
+
+/** A task file as written, after validation. */
+export type RawTaskSpec = z.infer<typeof taskSchema>;
+export type RawModel = z.infer<typeof modelSchema>;
+export type RawMatch = z.infer<typeof match>;

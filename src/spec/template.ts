@@ -1,0 +1,122 @@
+import { closest } from "./suggest.ts";
+
+/**
+ * `{{ ns.NAME }}` templates. Namespaces: `vars` and `env` (filled when the task is loaded) and,
+ * in hook commands only, `tool` (filled per call: name, path, command). There is no escape: `{{`
+ * always starts a template, and an unknown or undefined reference is an error, never "".
+ */
+
+export type TemplateNamespace = "vars" | "env" | "tool";
+export const TOOL_FIELDS = ["name", "path", "command"] as const;
+
+export interface TemplateRef {
+  ns: TemplateNamespace;
+  name: string;
+  /** The reference as written, braces included, to locate it in the source. */
+  raw: string;
+  /** Offset of `raw` in the template string. */
+  index: number;
+}
+
+export type TemplatePart = string | TemplateRef;
+
+export interface TemplateIssue {
+  index: number;
+  raw: string;
+  message: string;
+  expected?: string;
+  suggestion?: string;
+}
+
+const NAMESPACES: readonly TemplateNamespace[] = ["vars", "env", "tool"];
+
+/** Splits a string into literal text and references; `allowed` limits the namespaces. */
+export function parseTemplate(
+  text: string,
+  allowed: readonly TemplateNamespace[],
+): { parts: TemplatePart[]; issues: TemplateIssue[] } {
+  const parts: TemplatePart[] = [];
+  const issues: TemplateIssue[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\{\{([^{}]*)\}\}/g)) {
+    const index = match.index;
+    const raw = match[0];
+    if (index > last) parts.push(...literal(text.slice(last, index), last, issues));
+    last = index + raw.length;
+    const expression = match[1]!.trim();
+    const ref = /^([A-Za-z_]+)\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(expression);
+    if (!ref) {
+      issues.push({
+        index,
+        raw,
+        message: `bad template '${raw}'`,
+        expected: "{{ vars.NAME }} or {{ env.NAME }}",
+      });
+      continue;
+    }
+    const ns = ref[1]!;
+    const name = ref[2]!;
+    if (!allowed.includes(ns as TemplateNamespace)) {
+      const known = NAMESPACES.includes(ns as TemplateNamespace);
+      const suggestion = known ? undefined : closest(ns, allowed);
+      issues.push({
+        index,
+        raw,
+        message: known
+          ? `'${ns}.' templates are only available in hook commands`
+          : `unknown template namespace '${ns}'`,
+        expected: allowed.map((n) => `${n}.NAME`).join(" or "),
+        ...(suggestion && { suggestion: `'${suggestion}.${name}'` }),
+      });
+      continue;
+    }
+    if (ns === "tool" && !(TOOL_FIELDS as readonly string[]).includes(name)) {
+      const suggestion = closest(name, TOOL_FIELDS);
+      issues.push({
+        index,
+        raw,
+        message: `unknown tool field '${name}'`,
+        expected: TOOL_FIELDS.map((f) => `tool.${f}`).join(", "),
+        ...(suggestion && { suggestion: `'tool.${suggestion}'` }),
+      });
+      continue;
+    }
+    parts.push({ ns: ns as TemplateNamespace, name, raw, index });
+  }
+  if (last < text.length) parts.push(...literal(text.slice(last), last, issues));
+  return { parts, issues };
+}
+
+function literal(text: string, offset: number, issues: TemplateIssue[]): string[] {
+  const open = text.indexOf("{{");
+  if (open >= 0) {
+    issues.push({
+      index: offset + open,
+      raw: "{{",
+      message: "unclosed template '{{'",
+      expected: "{{ vars.NAME }} with its closing '}}'",
+    });
+  }
+  return [text];
+}
+
+/** Joins parts, asking `resolve` for each reference; `quote` shell-quotes every substituted value. */
+export function renderTemplate(
+  parts: readonly TemplatePart[],
+  resolve: (ref: TemplateRef) => string,
+  options: { quote?: boolean } = {},
+): string {
+  return parts
+    .map((part) => {
+      if (typeof part === "string") return part;
+      const value = resolve(part);
+      return options.quote ? shellQuote(value) : value;
+    })
+    .join("");
+}
+
+/** POSIX shell quoting: safe words stay bare, everything else goes in single quotes. */
+export function shellQuote(value: string): string {
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value)) return value;
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}

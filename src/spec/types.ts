@@ -1,0 +1,145 @@
+import type { Model, ThinkingLevel, ToolExecutionMode } from "../core/types.ts";
+import type { KnownToolName } from "./schema.ts";
+import type { TemplatePart } from "./template.ts";
+
+/** Options of one tool, camelCased from the spec; each tool reads the ones it knows. */
+export interface ToolOptions {
+  /** bash: only commands matching one of these globs run. */
+  allow?: string[];
+  /** bash: commands matching one of these globs are refused. */
+  deny?: string[];
+  /** bash: per-command timeout in milliseconds. */
+  timeoutMs?: number;
+  /** bash: environment variables passed through despite looking like secrets. */
+  env?: string[];
+  /** Lines / bytes of output the model sees before the middle is elided. */
+  maxOutputLines?: number;
+  maxOutputBytes?: number;
+  /** write/edit: extra globs the tool may not change. */
+  protect?: string[];
+}
+
+export interface ToolSpec {
+  name: KnownToolName;
+  options: ToolOptions;
+}
+
+/**
+ * A hook command after loading: `{{ vars.X }}` and `{{ env.X }}` are already substituted (shell
+ * quoted); only `{{ tool.* }}` references remain in `parts`, filled per call.
+ */
+export interface CommandTemplate {
+  /** For display: the command with vars/env substituted and tool references as written. */
+  text: string;
+  parts: TemplatePart[];
+}
+
+/** Which calls a rule applies to; every given field must match. */
+export interface HookMatch {
+  tools?: KnownToolName[];
+  /** picomatch glob against the call's `path` argument, relative to the workspace. */
+  path?: string;
+  /** Glob against bash's `command`, where `*` matches any text. */
+  command?: string;
+}
+
+export interface BeforeToolCallRule {
+  /** Position in the spec's list, 0-based. */
+  index: number;
+  match?: HookMatch;
+  /** Declarative rule: block matching calls with this reason. */
+  block?: string;
+  /** Command hook. */
+  run?: CommandTemplate;
+  timeoutMs: number;
+}
+
+export interface AfterToolCallRule {
+  index: number;
+  match?: HookMatch;
+  run: CommandTemplate;
+  timeoutMs: number;
+}
+
+export interface PrepareNextTurnRule {
+  index: number;
+  /** Every given condition must hold. */
+  when: { turnGte?: number; costGteUsd?: number };
+  model?: Model;
+  thinking?: ThinkingLevel;
+}
+
+export interface BeforeStopRule {
+  index: number;
+  run: CommandTemplate;
+  maxAttempts: number;
+  timeoutMs: number;
+}
+
+export interface TaskLimits {
+  maxTurns?: number;
+  maxCostUsd?: number;
+  maxTokens?: number;
+  /** Whole-run timeout in milliseconds. */
+  timeoutMs?: number;
+}
+
+/** The normalised task: defaults applied, durations in ms, templates resolved. */
+export interface TaskSpec {
+  name: string;
+  model: Model;
+  /** From the object form's `thinking`; undefined means the runner's default ("off"). */
+  thinking?: ThinkingLevel;
+  /** Templated; undefined means the runner's built-in headless default. */
+  system?: string;
+  /** Templated, never empty. */
+  prompt: string;
+  /** Spec vars merged with overrides, all strings. */
+  vars: Record<string, string>;
+  /** The workspace root as written, relative to the task file's directory. Default ".". */
+  workdir: string;
+  tools: ToolSpec[];
+  /** Default "parallel". */
+  execution: ToolExecutionMode;
+  /** Default "auto". Carried for a later issue. */
+  sandbox: "required" | "auto" | "off";
+  limits: TaskLimits;
+  hooks: {
+    beforeToolCall: BeforeToolCallRule[];
+    afterToolCall: AfterToolCallRule[];
+    prepareNextTurn: PrepareNextTurnRule[];
+    beforeStop: BeforeStopRule[];
+  };
+  /** `dir` as written, relative to the workspace. Default ".agent-run". */
+  outputs: { dir: string };
+}
+
+/** A loaded task: where it came from and its normalised spec. */
+export interface LoadedTask {
+  /** Absolute path of the task file ("" for an inline task built from flags). */
+  file: string;
+  /** The directory relative paths in the spec resolve against. */
+  dir: string;
+  name: string;
+  spec: TaskSpec;
+}
+
+/** Overrides from the command line; `env` defaults to process.env. */
+export interface LoadTaskOptions {
+  /** `--var K=V`: override or add variables. */
+  vars?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+  /** `--prompt`: replaces the spec's prompt (templated the same way). */
+  promptOverride?: string;
+  /** `--model provider:id`: replaces the spec's model. */
+  modelOverride?: string;
+}
+
+/** Default timeout of a command hook: 60 s. */
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+/** Default `before_stop` attempts: 3. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
+/** Default tools when the spec lists none: everything but bash, which must be asked for. */
+export const DEFAULT_TOOLS: readonly KnownToolName[] = ["read", "write", "edit", "grep", "find", "ls"];
+/** Default output directory, relative to the workspace. */
+export const DEFAULT_OUTPUT_DIR = ".agent-run";
