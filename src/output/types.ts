@@ -77,6 +77,11 @@ export interface ChangedFile {
 export interface WorkspaceDiff {
   /** `git diff --binary` output; `""` when nothing changed. Always ends with a newline when non-empty. */
   patch: string;
+  /**
+   * How to write `patch` back to bytes. Absent means UTF-8; "latin1" when the diff held bytes that
+   * are not valid UTF-8 (a text file in another encoding), so writing it as latin1 restores them exactly.
+   */
+  patchEncoding?: "latin1";
   files: ChangedFile[];
   diffstat: string;
 }
