@@ -46,20 +46,51 @@ export async function runAnnotation(
   }
 }
 
-/** An annotation for a thrown error, using its `location { file, line, column }` when it has one. */
-export function errorAnnotation(error: unknown, workspace: string): Annotation {
+/**
+ * Annotations for an error thrown before the run started. A spec error (`code: "spec_*"`, with
+ * `problems: [{ file, line, column, message }]`) gives one per problem (at most 10), positioned;
+ * anything else gives one, positioned by its `location { file, line, column }` when it has one.
+ */
+export function errorAnnotations(error: unknown, workspace: string): Annotation[] {
   const record = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
+  const problems = Array.isArray(record.problems) ? (record.problems as unknown[]) : [];
+  const positioned = problems.slice(0, 10).flatMap((problem) => {
+    if (typeof problem !== "object" || problem === null) return [];
+    const p = problem as Record<string, unknown>;
+    const where = typeof p.path === "string" && p.path !== "" ? `${p.path}: ` : "";
+    const message = `agent-run: ${where}${typeof p.message === "string" ? p.message : "invalid task spec"}`;
+    return [{ message, properties: { title: "agent-run: task spec error", ...position(p, workspace) } }];
+  });
+  if (positioned.length > 0) return positioned;
   const short = typeof record.shortMessage === "string" ? record.shortMessage : undefined;
   const message = short ?? (error instanceof Error ? error.message : String(error));
-  const properties: AnnotationProperties = { title: "agent-run" };
-  const location = record.location;
-  if (typeof location === "object" && location !== null) {
-    const { file, line, column } = location as Record<string, unknown>;
-    if (typeof file === "string") properties.file = relativeTo(workspace, file);
-    if (typeof line === "number") properties.startLine = line;
-    if (typeof column === "number") properties.startColumn = column;
+  const location = typeof record.location === "object" && record.location !== null ? record.location : {};
+  return [
+    {
+      message: `agent-run: ${message}`,
+      properties: { title: "agent-run", ...position(location as Record<string, unknown>, workspace) },
+    },
+  ];
+}
+
+/** DESIGN §4 for an error thrown before the run: 2 for a spec or usage error, else 4. */
+export function errorExitCode(error: unknown): number {
+  const record = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
+  if (typeof record.exitCode === "number") return record.exitCode;
+  if (typeof record.code === "string" && record.code.startsWith("spec_")) return 2;
+  return 4;
+}
+
+function position(where: Record<string, unknown>, workspace: string): AnnotationProperties {
+  const properties: AnnotationProperties = {};
+  if (typeof where.file === "string" && where.file !== "")
+    properties.file = relativeTo(workspace, where.file);
+  // Line 0 means "not in the file" (a command-line override).
+  if (typeof where.line === "number" && where.line > 0) {
+    properties.startLine = where.line;
+    if (typeof where.column === "number" && where.column > 0) properties.startColumn = where.column;
   }
-  return { message: `agent-run: ${message}`, properties };
+  return properties;
 }
 
 async function specPosition(

@@ -7,7 +7,7 @@ import { stat } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
 import { getOctokit } from "@actions/github";
-import { errorAnnotation, runAnnotation } from "./annotations.ts";
+import { errorAnnotations, errorExitCode, runAnnotation } from "./annotations.ts";
 import { upsertComment } from "./comment.ts";
 import { buildCommentBody, commentMarker } from "./comment-body.ts";
 import { agentEnvironment, type EventContext, readEventContext } from "./event-context.ts";
@@ -87,13 +87,14 @@ export async function run(deps: ActionDeps): Promise<void> {
   try {
     result = await runWithSignals(deps.runner, inputs, ctx, taskFile, env, deps.write);
   } catch (error) {
-    const annotation = errorAnnotation(error, ctx.workspace);
-    core.error(annotation.message, annotation.properties);
-    const exitCode = (error as { exitCode?: unknown }).exitCode;
-    const code =
-      typeof exitCode === "number" ? exitCode : (error as { code?: unknown }).code === "SPEC" ? 2 : 4;
+    const annotations = errorAnnotations(error, ctx.workspace);
+    for (const annotation of annotations) core.error(annotation.message, annotation.properties);
+    const code = errorExitCode(error);
     setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
-    await writeStepSummary(`## agent-run: ${name}\n\n**error**: ${annotation.message}\n`);
+    const lines = annotations.map((a) => `- ${a.message}`).join("\n");
+    await writeStepSummary(
+      `## agent-run: ${name}\n\n**error** (exit ${code}), nothing was run:\n\n${lines}\n`,
+    );
     process.exitCode = code;
     return;
   }
@@ -127,7 +128,8 @@ async function runWithSignals(
 ): Promise<ActionRunResult> {
   // A cancelled job gets SIGINT, then SIGTERM: end the run so its outputs are still written.
   const controller = new AbortController();
-  const abort = (signal: NodeJS.Signals) => controller.abort(new Error(`received ${signal}`));
+  // The runner maps the reason "SIGINT" / "SIGTERM" to exit 130 / 143.
+  const abort = (signal: NodeJS.Signals) => controller.abort(signal);
   process.once("SIGINT", abort);
   process.once("SIGTERM", abort);
   try {
@@ -142,6 +144,7 @@ async function runWithSignals(
       maxCostUsd: inputs.maxCostUsd,
       env: agentEnvironment(env, inputs),
       signal: controller.signal,
+      runUrl: ctx.runUrl,
       onEvent: runner.createGithubRenderer(write ?? ((line) => process.stdout.write(`${line}\n`))),
     });
   } finally {

@@ -29,7 +29,10 @@ export interface ActionRunOptions {
   maxTurns?: number;
   maxCostUsd?: number;
   env?: NodeJS.ProcessEnv;
+  /** Aborting with the reason "SIGINT" or "SIGTERM" ends the run as interrupted (130 / 143). */
   signal?: AbortSignal;
+  /** Link to the Actions run, for the summary. */
+  runUrl?: string;
   // biome-ignore lint/suspicious/noExplicitAny: the runner's RunEvent; the action only forwards it to the runner's own renderer.
   onEvent?: (event: any) => void;
 }

@@ -1,0 +1,102 @@
+/**
+ * Runs a JavaScript action's bundle the way the Actions runner does: a child process with
+ * `INPUT_*` variables (name upper-cased, spaces to `_`, hyphens kept: `INPUT_GITHUB-TOKEN`), a
+ * `GITHUB_OUTPUT` file, a `GITHUB_STEP_SUMMARY` file, the event payload at `GITHUB_EVENT_PATH`.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+export interface ActionRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  /** Parsed back from the GITHUB_OUTPUT file; a name set twice keeps its last value. */
+  outputs: Record<string, string>;
+  stepSummary: string;
+}
+
+export interface RunActionOptions {
+  /** Path of the bundle, e.g. dist/index.js. */
+  main: string;
+  /** Inputs by their action.yml names. */
+  inputs: Record<string, string>;
+  eventName: string;
+  payload: unknown;
+  workspace: string;
+  /** Extra environment (GITHUB_API_URL, provider base URLs...). */
+  env?: Record<string, string>;
+  /** Default: 60 000 ms. */
+  timeoutMs?: number;
+}
+
+/** The runner's name for an input's variable. */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+}
+
+export async function runActionBundle(options: RunActionOptions): Promise<ActionRun> {
+  const runnerDir = await mkdtemp(path.join(os.tmpdir(), "agent-run-runner-"));
+  const outputFile = path.join(runnerDir, "output.txt");
+  const summaryFile = path.join(runnerDir, "step-summary.md");
+  const eventFile = path.join(runnerDir, "event.json");
+  await writeFile(outputFile, "");
+  await writeFile(summaryFile, "");
+  await writeFile(eventFile, JSON.stringify(options.payload));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CI: "true",
+    GITHUB_ACTIONS: "true",
+    GITHUB_EVENT_NAME: options.eventName,
+    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_OUTPUT: outputFile,
+    GITHUB_STEP_SUMMARY: summaryFile,
+    GITHUB_WORKSPACE: options.workspace,
+    GITHUB_REPOSITORY: "octo-org/octo-repo",
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ID: "4242",
+    RUNNER_TEMP: runnerDir,
+    ...options.env,
+  };
+  for (const [name, value] of Object.entries(options.inputs)) env[inputVariable(name)] = value;
+  const child = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [options.main],
+      { cwd: options.workspace, env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error && typeof error.code === "number" ? error.code : error ? 1 : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+  return {
+    exitCode: child.code,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    outputs: parseOutputFile(await readFile(outputFile, "utf8")),
+    stepSummary: await readFile(summaryFile, "utf8"),
+  };
+}
+
+/** Parses `name=value` lines and `name<<DELIMITER ... DELIMITER` blocks, as the runner does. */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    if (line === "") continue;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc?.[1] && heredoc[2]) {
+      const value: string[] = [];
+      for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) value.push(lines[i] ?? "");
+      outputs[heredoc[1]] = value.join("\n");
+      continue;
+    }
+    const eq = line.indexOf("=");
+    if (eq > 0) outputs[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return outputs;
+}
