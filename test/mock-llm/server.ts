@@ -1,0 +1,192 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { anthropicFrames, chatFrames, type Frame, type ReplyContent, responsesFrames } from "./wire.ts";
+
+export type { MockToolCall, MockUsage, ReplyContent } from "./wire.ts";
+
+export type WireFormat = "anthropic" | "responses" | "chat";
+
+/** One scripted reply: content plus optional faults. With no faults and no delays it is served at once. */
+export interface MockReply extends ReplyContent {
+  /** Answer with this HTTP status and an error body in the endpoint's format instead of a stream. */
+  status?: number;
+  /** `retry-after` header (seconds) for error statuses. */
+  retryAfter?: number;
+  /** Provider error type/code for error statuses (e.g. "insufficient_quota"). Default from the status. */
+  errorType?: string;
+  errorMessage?: string;
+  /** Wait this long before sending the headers. */
+  firstByteDelayMs?: number;
+  /** After the headers and first frame, wait this long before the rest (an idle stream). */
+  stallMs?: number;
+  /** Delay between frames. Default 0. */
+  chunkDelayMs?: number;
+  /** Destroy the connection after the first frame of the first tool call's arguments ("tool") or text ("text"). */
+  cut?: "tool" | "text";
+}
+
+export interface RecordedRequest {
+  /** 0-based, across all endpoints. */
+  index: number;
+  format: WireFormat;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+}
+
+/** A fixed list (request i gets entry i; past the end, the last one) or a function of the request. */
+export type MockScript = MockReply[] | ((index: number, request: RecordedRequest) => MockReply);
+
+export interface MockLlm {
+  /** http://127.0.0.1:PORT — use `${url}` for ANTHROPIC_BASE_URL and `${url}/v1` for OPENAI_BASE_URL. */
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback LLM server speaking Anthropic Messages SSE (`/v1/messages`), OpenAI Responses SSE
+ * (`/v1/responses`) and OpenAI Chat Completions SSE (`/v1/chat/completions`), each reply scripted,
+ * with fault injection. Listens on 127.0.0.1, port 0.
+ */
+export async function startMockLlm(options: {
+  script: MockScript;
+  recordBodies?: boolean;
+}): Promise<MockLlm> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const format = formatOf(req.url ?? "");
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (!format || req.method !== "POST") {
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(`{"error":{"message":"not found: ${req.url}"}}`);
+      return;
+    }
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>;
+    } catch {
+      res.writeHead(400).end(`{"error":{"message":"invalid JSON body"}}`);
+      return;
+    }
+    const request: RecordedRequest = {
+      index: requests.length,
+      format,
+      path: req.url ?? "",
+      headers: req.headers,
+      body: options.recordBodies === false ? {} : body,
+    };
+    requests.push(request);
+    const script = options.script;
+    const reply =
+      typeof script === "function"
+        ? script(request.index, request)
+        : script[Math.min(request.index, script.length - 1)];
+    if (!reply) {
+      res.writeHead(500).end(`{"error":{"message":"the mock script has no reply"}}`);
+      return;
+    }
+    await serve(res, format, reply, String(body.model ?? "mock-model"), request.index);
+  }
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function formatOf(url: string): WireFormat | undefined {
+  const path = url.split("?")[0] ?? "";
+  if (path.endsWith("/messages")) return "anthropic";
+  if (path.endsWith("/responses")) return "responses";
+  if (path.endsWith("/chat/completions")) return "chat";
+  return undefined;
+}
+
+async function serve(
+  res: ServerResponse,
+  format: WireFormat,
+  reply: MockReply,
+  model: string,
+  n: number,
+): Promise<void> {
+  if (reply.firstByteDelayMs) await delay(reply.firstByteDelayMs, res);
+  if (res.destroyed) return;
+  if (reply.status !== undefined && reply.status >= 400) {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
+    res.writeHead(reply.status, headers).end(JSON.stringify(errorBody(format, reply)));
+    return;
+  }
+  const frames: Frame[] =
+    format === "anthropic"
+      ? anthropicFrames(reply, model, n)
+      : format === "responses"
+        ? responsesFrames(reply, model, n)
+        : chatFrames(reply, model, n);
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  let cutArmed = reply.cut !== undefined;
+  for (const [i, frame] of frames.entries()) {
+    if (res.destroyed) return;
+    res.write(frame.data);
+    if (cutArmed && frame.tag === reply.cut) {
+      cutArmed = false;
+      await delay(20, res);
+      res.socket?.destroy();
+      return;
+    }
+    if (i === 0 && reply.stallMs) await delay(reply.stallMs, res);
+    if (reply.chunkDelayMs) await delay(reply.chunkDelayMs, res);
+  }
+  res.end();
+}
+
+function errorBody(format: WireFormat, reply: MockReply): unknown {
+  const status = reply.status ?? 500;
+  const type =
+    reply.errorType ??
+    (status === 429
+      ? format === "anthropic"
+        ? "rate_limit_error"
+        : "rate_limit_exceeded"
+      : status === 529
+        ? "overloaded_error"
+        : status === 401
+          ? format === "anthropic"
+            ? "authentication_error"
+            : "invalid_api_key"
+          : format === "anthropic"
+            ? "api_error"
+            : "server_error");
+  const message = reply.errorMessage ?? `mock ${status} ${type}`;
+  if (format === "anthropic") return { type: "error", error: { type, message } };
+  return { error: { message, type, code: type, param: null } };
+}
+
+/** Waits `ms`, returning early when the client goes away. */
+function delay(ms: number, res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      res.off("close", done);
+      resolve();
+    }
+    res.on("close", done);
+  });
+}
