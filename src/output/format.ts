@@ -1,0 +1,21 @@
+/** Small, pure formatters shared by the summary and the terminal. */
+
+/** `1234567` → `"1,234,567"`. */
+export function formatCount(count: number): string {
+  return Math.round(count).toLocaleString("en-US");
+}
+
+/** USD with 4 decimals (`"$0.0123"`), or `"unknown"` when the price is not known. */
+export function formatCost(costUsd: number | null): string {
+  return costUsd === null ? "unknown" : `$${costUsd.toFixed(4)}`;
+}
+
+/** Milliseconds as `"850 ms"`, `"12.3 s"`, `"4m 05s"` or `"1h 02m"`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const totalSeconds = Math.round(ms / 1000);
+  const minutes = Math.floor(totalSeconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
+}

@@ -1,0 +1,39 @@
+/** The run's outputs (DESIGN §5): workspace snapshot and patch, usage.json, summary.md, events.jsonl, redaction. */
+export { writeFileAtomic } from "./atomic-write.ts";
+export { DIFFSTAT_BAR_WIDTH, diffWorkspace, formatDiffstat, parseChangedFiles } from "./diff.ts";
+export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
+export { formatCost, formatCount, formatDuration } from "./format.ts";
+export { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
+export {
+  createRedactor,
+  isCredentialName,
+  MIN_SECRET_LENGTH,
+  REDACTED,
+  type Redactor,
+  type RedactorOptions,
+} from "./redact.ts";
+export {
+  disposeSnapshot,
+  type SnapshotOptions,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+} from "./snapshot.ts";
+export {
+  GITHUB_COMMENT_LIMIT,
+  MAX_DIFFSTAT_FILES,
+  MAX_LAST_MESSAGE_CHARS,
+  MAX_LISTED_ITEMS,
+  type RenderSummaryOptions,
+  renderSummary,
+} from "./summary.ts";
+export type {
+  BlockedCall,
+  ChangedFile,
+  Conclusion,
+  HookFailure,
+  RunRecord,
+  ToolStats,
+  WorkspaceDiff,
+} from "./types.ts";
+export { costUsd, USAGE_FILE, type UsageJson, usageJson, writeUsageJson } from "./usage-json.ts";
+export { OUTPUT_FILES, type OutputPaths, type WriteOutputsInput, writeOutputs } from "./write-outputs.ts";

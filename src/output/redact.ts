@@ -1,0 +1,131 @@
+/**
+ * Secret redaction for every output (events, summary, patch, usage, terminal). A secret is the value
+ * of a credential-looking environment variable, an `extra` value, or one `add`ed later (e.g. from
+ * `::add-mask::`). Each is also matched in its JSON-escaped, URL-encoded and base64 forms, and each
+ * line of a multi-line secret on its own. All forms are matched by one combined regular expression,
+ * longest first, so a long text is scanned once whatever the number of secrets.
+ */
+
+/** What a secret is replaced with. */
+export const REDACTED = "***";
+/** Values shorter than this are not treated as secrets (too likely to match ordinary text). */
+export const MIN_SECRET_LENGTH = 6;
+
+export interface Redactor {
+  /** `text` with every known secret replaced by `***`. */
+  redact(text: string): string;
+  /** A copy of `value` with every string (keys included) redacted; non-plain objects are kept as they are. */
+  redactDeep<T>(value: T): T;
+  /** Adds a secret; values shorter than MIN_SECRET_LENGTH are ignored. */
+  add(secret: string): void;
+}
+
+export interface RedactorOptions {
+  /** Environment to take credential values from. Default: none. */
+  env?: Record<string, string | undefined>;
+  /** Further secret values (e.g. API keys passed as inputs). */
+  extra?: string[];
+}
+
+const CREDENTIAL_NAME_PATTERNS = [
+  /_API_KEY$/,
+  /^API_KEY$/,
+  /_TOKEN$/,
+  /^TOKEN$/,
+  /SECRET/,
+  /PASSWORD/,
+  /PASSWD/,
+  /^GITHUB_TOKEN$/,
+  /^ACTIONS_RUNTIME_TOKEN$/,
+  /^ACTIONS_ID_TOKEN_REQUEST_/,
+  /_ACCESS_KEY$/,
+  /_PRIVATE_KEY$/,
+  /_CREDENTIALS?$/,
+];
+
+/**
+ * Whether an environment variable name looks like it holds a credential (case-insensitive):
+ * `*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`, `GITHUB_TOKEN`, `ACTIONS_RUNTIME_TOKEN`,
+ * `ACTIONS_ID_TOKEN_REQUEST_*`, `*_ACCESS_KEY`, `*_PRIVATE_KEY`, `*_CREDENTIAL(S)`.
+ * Kept here until the tools' `isSecretName` lands; the two must agree.
+ */
+export function isCredentialName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return CREDENTIAL_NAME_PATTERNS.some((pattern) => pattern.test(upper));
+}
+
+/** Creates a redactor over the credential variables of `env` plus `extra`. */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const forms = new Set<string>();
+  let pattern: RegExp | undefined;
+  let dirty = false;
+
+  const add = (secret: string): void => {
+    if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) return;
+    const before = forms.size;
+    for (const form of formsOf(secret)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
+    if (forms.size !== before) dirty = true;
+  };
+
+  const currentPattern = (): RegExp | undefined => {
+    if (dirty) {
+      const sorted = [...forms].sort((a, b) => b.length - a.length);
+      pattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join("|"), "g") : undefined;
+      dirty = false;
+    }
+    return pattern;
+  };
+
+  const redact = (text: string): string => {
+    const current = currentPattern();
+    if (!current || typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
+    return text.replace(current, REDACTED);
+  };
+
+  const redactDeep = <T>(value: T): T => deepMap(value, redact, new WeakMap()) as T;
+
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value !== undefined && isCredentialName(name)) add(value);
+  }
+  for (const value of options.extra ?? []) add(value);
+  return { redact, redactDeep, add };
+}
+
+function formsOf(secret: string): string[] {
+  const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
+  const base64 = Buffer.from(secret, "utf8").toString("base64");
+  forms.push(base64, base64.replace(/=+$/, ""), Buffer.from(secret, "utf8").toString("base64url"));
+  const lines = secret.split(/\r?\n/).map((line) => line.trim());
+  if (lines.length > 1) forms.push(...lines);
+  return forms;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+function deepMap(value: unknown, redact: (text: string) => string, seen: WeakMap<object, unknown>): unknown {
+  if (typeof value === "string") return redact(value);
+  if (value === null || typeof value !== "object") return value;
+  const cached = seen.get(value);
+  if (cached !== undefined) return cached;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [];
+    seen.set(value, copy);
+    for (const item of value) copy.push(deepMap(item, redact, seen));
+    return copy;
+  }
+  if (value instanceof Error) {
+    const copy = new Error(redact(value.message));
+    copy.name = value.name;
+    if (value.stack) copy.stack = redact(value.stack);
+    seen.set(value, copy);
+    return copy;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = {};
+  seen.set(value, copy);
+  for (const [key, item] of Object.entries(value)) copy[redact(key)] = deepMap(item, redact, seen);
+  return copy;
+}
