@@ -1,0 +1,15 @@
+export { ALWAYS_PROTECTED, buildTools, protectedPaths } from "./build-tools.ts";
+export { RecordCollector } from "./record.ts";
+export { createTextRenderer, type TextRendererOptions, type TextRenderMode } from "./render-text.ts";
+export { runTask } from "./run-task.ts";
+export { shortArgs } from "./short-args.ts";
+export { defaultSystemPrompt } from "./system-prompt.ts";
+export { EXIT, type RunEvent, type RunLifecycleEvent, type RunResult, type RunTaskOptions } from "./types.ts";
+
+import { createTextRenderer } from "./render-text.ts";
+import type { RunEvent } from "./types.ts";
+
+/** The GitHub Actions log renderer: a `::group::` per turn. */
+export function createGithubRenderer(write: (line: string) => void): (event: RunEvent) => void {
+  return createTextRenderer({ write, mode: "github", color: false });
+}

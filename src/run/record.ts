@@ -1,0 +1,104 @@
+import type { Usage } from "../core/types.ts";
+import { emptyUsage } from "../core/usage.ts";
+import type { BlockedCall, HookFailure, RunRecord, ToolStats } from "../output/types.ts";
+import { shortArgs } from "./short-args.ts";
+import type { RunEvent } from "./types.ts";
+
+/**
+ * Builds the run's record from its events as they happen, so whatever ends the run (a limit, a
+ * crash, a signal) the record holds everything up to that moment.
+ */
+export class RecordCollector {
+  readonly toolCalls: Record<string, ToolStats> = {};
+  readonly blocked: BlockedCall[] = [];
+  readonly hookFailures: HookFailure[] = [];
+  readonly models: string[] = [];
+  turns = 0;
+  usage: Usage = emptyUsage();
+  lastAssistantText = "";
+  readonly #argsById = new Map<string, unknown>();
+
+  handle(event: RunEvent): void {
+    switch (event.type) {
+      case "turn_start": {
+        this.turns = event.turn;
+        const model = `${event.model.provider}:${event.model.id}`;
+        if (!this.models.includes(model)) this.models.push(model);
+        break;
+      }
+      case "usage":
+        this.usage = event.total;
+        break;
+      case "message_end":
+        if (event.message.role === "assistant") {
+          const text = event.message.content
+            .map((part) => (part.type === "text" ? part.text : ""))
+            .join("")
+            .trim();
+          if (text) this.lastAssistantText = text;
+        }
+        break;
+      case "tool_execution_start":
+        this.#argsById.set(event.toolCallId, event.args);
+        break;
+      case "tool_execution_end": {
+        const stats = this.toolCalls[event.toolName] ?? { calls: 0, errors: 0, blocked: 0, durationMs: 0 };
+        this.toolCalls[event.toolName] = stats;
+        stats.calls++;
+        stats.durationMs += event.durationMs;
+        if (event.blocked) stats.blocked++;
+        else if (event.isError) stats.errors++;
+        if (event.blocked) {
+          const text = event.result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+          this.blocked.push({
+            tool: event.toolName,
+            reason: text.replace(/^Tool call blocked: /, ""),
+            turn: this.turns,
+            args: shortArgs(event.toolName, this.#argsById.get(event.toolCallId)),
+          });
+        }
+        this.#argsById.delete(event.toolCallId);
+        break;
+      }
+      case "hook_failed":
+        this.hookFailures.push({
+          hook: event.hook,
+          ...(event.command !== undefined && { command: event.command }),
+          message: event.message,
+        });
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Replaces the running total with the final one (which includes the last turn's tool usage). */
+  setUsage(usage: Usage): void {
+    this.usage = structuredClone(usage);
+  }
+
+  toRecord(
+    fields: Pick<RunRecord, "taskName" | "description" | "conclusion" | "durationMs"> & {
+      reason?: string;
+      model: string;
+      runUrl?: string;
+    },
+  ): RunRecord {
+    return {
+      taskName: fields.taskName,
+      description: fields.description,
+      conclusion: fields.conclusion,
+      ...(fields.reason !== undefined && { reason: fields.reason }),
+      model: this.models.at(-1) ?? fields.model,
+      models: this.models.length > 0 ? [...this.models] : [fields.model],
+      turns: this.turns,
+      durationMs: fields.durationMs,
+      usage: this.usage,
+      toolCalls: this.toolCalls,
+      blocked: this.blocked,
+      hookFailures: this.hookFailures,
+      lastAssistantText: this.lastAssistantText,
+      ...(fields.runUrl !== undefined && { runUrl: fields.runUrl }),
+    };
+  }
+}

@@ -1,0 +1,133 @@
+import { shortArgs } from "./short-args.ts";
+import type { RunEvent } from "./types.ts";
+
+export type TextRenderMode = "tty" | "plain" | "github";
+
+export interface TextRendererOptions {
+  /** Receives whole chunks of output (lines end with "\n"; in tty mode also "\r" rewrites). */
+  write: (chunk: string) => void;
+  mode: TextRenderMode;
+  /** ANSI colours. Default: on for tty unless NO_COLOR is set. */
+  color?: boolean;
+  /** Passed through to redact every line before it is written. */
+  redact?: (text: string) => string;
+}
+
+const ANSI = {
+  dim: "\x1b[2m",
+  red: "\x1b[31m",
+  green: "\x1b[32m",
+  yellow: "\x1b[33m",
+  bold: "\x1b[1m",
+  reset: "\x1b[0m",
+};
+
+function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
+}
+
+/**
+ * Renders run events as human-readable lines: one per turn and per tool call, with durations and
+ * marks for blocked calls and errors. "tty" shows running tools live, "plain" prints finished
+ * lines only, "github" wraps each turn in `::group::`. Every line starts with our own text, so
+ * nothing a model or tool produced can open a line (and be taken as a workflow command).
+ */
+export function createTextRenderer(options: TextRendererOptions): (event: RunEvent) => void {
+  const color = options.color ?? (options.mode === "tty" && !process.env.NO_COLOR);
+  const paint = (code: keyof typeof ANSI, text: string) =>
+    color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
+  const redact = options.redact ?? ((text: string) => text);
+  const out = (line: string) => options.write(`${redact(line)}\n`);
+  const argsById = new Map<string, string>();
+  let groupOpen = false;
+  let running = 0;
+
+  const closeGroup = () => {
+    if (groupOpen) options.write("::endgroup::\n");
+    groupOpen = false;
+  };
+
+  return (event) => {
+    switch (event.type) {
+      case "run_start":
+        out(
+          `${paint("bold", "agent-run")} ${event.task} · ${event.model} · ${event.tools.join(", ") || "no tools"}`,
+        );
+        break;
+      case "turn_start": {
+        const title = `turn ${event.turn} · ${event.model.provider}:${event.model.id}`;
+        if (options.mode === "github") {
+          closeGroup();
+          out(`::group::${title}`);
+          groupOpen = true;
+        } else out(paint("dim", `▸ ${title}`));
+        break;
+      }
+      case "tool_execution_start": {
+        const args = shortArgs(event.toolName, event.args);
+        argsById.set(event.toolCallId, args);
+        if (options.mode === "tty") {
+          running++;
+          options.write(redact(`  … ${event.toolName} ${args}`).slice(0, 200));
+        }
+        break;
+      }
+      case "tool_execution_end": {
+        const args = argsById.get(event.toolCallId) ?? "";
+        argsById.delete(event.toolCallId);
+        const mark = event.blocked
+          ? paint("yellow", "⊘")
+          : event.isError
+            ? paint("red", "✗")
+            : paint("green", "✓");
+        let suffix = "";
+        if (event.blocked) {
+          const reason = event.result.content
+            .map((p) => (p.type === "text" ? p.text : ""))
+            .join("")
+            .replace(/^Tool call blocked: /, "");
+          suffix = paint("yellow", ` blocked: ${shortArgs("", reason, 100)}`);
+        } else if (event.isError) suffix = paint("red", " error");
+        if (options.mode === "tty" && running > 0) {
+          running--;
+          options.write("\r\x1b[2K");
+        }
+        out(
+          `  ${mark} ${event.toolName} ${args} ${paint("dim", `(${formatMs(event.durationMs)})`)}${suffix}`,
+        );
+        break;
+      }
+      case "hook_decision":
+        if (event.hook === "beforeStop") {
+          out(
+            `  ${paint("yellow", "↺")} before_stop: ${event.decision === "fail" ? "failing" : "sending the model back"}`,
+          );
+        } else if (event.hook === "prepareNextTurn")
+          out(paint("dim", `  ⇄ next turn: ${event.reason ?? ""}`));
+        break;
+      case "hook_failed":
+        out(`  ${paint("red", "!")} ${event.hook} hook failed: ${shortArgs("", event.message, 120)}`);
+        break;
+      case "limit":
+        out(`  ${paint("yellow", "■")} limit: ${event.message}`);
+        break;
+      case "warning":
+        out(`${paint("yellow", "warning:")} ${shortArgs("", event.message, 300)}`);
+        break;
+      case "run_end": {
+        closeGroup();
+        const cost = event.costUsd === null ? "cost unknown" : `$${event.costUsd.toFixed(4)}`;
+        const status =
+          event.conclusion === "success" ? paint("green", event.conclusion) : paint("red", event.conclusion);
+        out(
+          `${status} · ${event.turns} turns · ${formatMs(event.durationMs)} · ${cost} · ${event.filesChanged} files changed${event.reason ? ` · ${shortArgs("", event.reason, 200)}` : ""}`,
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  };
+}

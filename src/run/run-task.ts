@@ -1,0 +1,240 @@
+import { mkdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { Agent } from "../core/agent.ts";
+import type { AgentRunOutcome } from "../core/events.ts";
+import type { StreamFunction } from "../core/provider.ts";
+import { errorText } from "../core/validate.ts";
+import { createHooks } from "../hooks/index.ts";
+import type { Conclusion, WorkspaceDiff } from "../output/index.ts";
+import {
+  createEventsWriter,
+  createRedactor,
+  diffWorkspace,
+  disposeSnapshot,
+  snapshotWorkspace,
+  type WorkspaceSnapshot,
+  writeOutputs,
+} from "../output/index.ts";
+import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
+import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
+import { buildTools } from "./build-tools.ts";
+import { RecordCollector } from "./record.ts";
+import { defaultSystemPrompt } from "./system-prompt.ts";
+import { EXIT, type RunEvent, type RunResult, type RunTaskOptions } from "./types.ts";
+
+/**
+ * Runs one task from spec to outputs. A bad spec throws `SpecError` before anything runs (exit
+ * 2). Everything after that resolves with a result: the model stopping, a failed check, a limit,
+ * a provider failure, an interruption or a crash inside the runner all end with the four output
+ * files written and the matching exit code.
+ */
+export async function runTask(options: RunTaskOptions): Promise<RunResult> {
+  const env = options.env ?? process.env;
+  const started = Date.now();
+  const task = await loadTaskFor(options, env);
+  const spec = task.spec;
+
+  const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
+  const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
+  await mkdir(outDir, { recursive: true });
+  const outputs = {
+    dir: outDir,
+    patch: path.join(outDir, "patch.diff"),
+    usage: path.join(outDir, "usage.json"),
+    summary: path.join(outDir, "summary.md"),
+    events: path.join(outDir, "events.jsonl"),
+  };
+
+  const redactor = createRedactor({ env });
+  const events = createEventsWriter(outputs.events, { redact: redactor.redact });
+  const collector = new RecordCollector();
+  const emit = (event: RunEvent) => {
+    collector.handle(event);
+    events.write(event);
+    if (options.onEvent) options.onEvent(redactor.redactDeep(event));
+  };
+
+  const controller = new AbortController();
+  const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
+  const timer = timeoutMs ? setTimeout(() => controller.abort("timeout"), timeoutMs) : undefined;
+  const onExternalAbort = () => controller.abort(options.signal?.reason ?? "SIGTERM");
+  if (options.signal?.aborted) onExternalAbort();
+  options.signal?.addEventListener("abort", onExternalAbort, { once: true });
+
+  let outcome: AgentRunOutcome | undefined;
+  let crash: string | undefined;
+  let snapshot: WorkspaceSnapshot | undefined;
+  let recorder: ReturnType<typeof createRecorder> | undefined;
+  try {
+    snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
+    const tools = buildTools(task, workspace, outDir);
+    emit({
+      type: "run_start",
+      task: task.name,
+      model: modelLabel(spec.model),
+      workspace,
+      outputDir: outDir,
+      tools: tools.map((tool) => tool.name),
+      execution: spec.execution,
+      startedAt: new Date(started).toISOString(),
+    });
+
+    let stream: StreamFunction;
+    if (options.replay) {
+      stream = createProviderRouter({ env, replay: await loadReplayFile(options.replay) });
+    } else {
+      stream = createProviderRouter({ env });
+    }
+    if (options.record) {
+      recorder = createRecorder(stream, options.record);
+      stream = recorder;
+    }
+
+    const hooks = createHooks(task, {
+      workspace,
+      env,
+      emit,
+      getTurn: () => collector.turns,
+      getCost: () => (collector.usage.costUnknown ? null : collector.usage.cost.total),
+    });
+    const agent = new Agent({
+      stream,
+      model: spec.model,
+      thinkingLevel: spec.thinking ?? "off",
+      systemPrompt:
+        spec.system ??
+        defaultSystemPrompt(
+          workspace,
+          tools.map((tool) => tool.name),
+        ),
+      tools,
+      toolExecution: spec.execution,
+      ...hooks,
+      limits: {
+        ...spec.limits,
+        ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
+        ...(options.maxCostUsd !== undefined && { maxCostUsd: options.maxCostUsd }),
+      },
+    });
+    agent.subscribe(emit);
+    outcome = await agent.prompt(spec.prompt, { signal: controller.signal });
+    collector.setUsage(outcome.usage);
+  } catch (error) {
+    crash = `internal error: ${errorText(error)}`;
+    emit({ type: "warning", message: crash });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onExternalAbort);
+    controller.abort("finished");
+  }
+
+  const ended = conclude(outcome, crash, controller.signal.reason, options.signal?.reason);
+  let diff: WorkspaceDiff = { patch: "", files: [], diffstat: "" };
+  let diffError: string | undefined;
+  if (snapshot) {
+    try {
+      diff = await diffWorkspace(snapshot, workspace);
+    } catch (error) {
+      diffError = `the patch could not be computed: ${errorText(error)}`;
+      emit({ type: "warning", message: diffError });
+    }
+  }
+  await recorder?.flush().catch((error: unknown) => {
+    emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
+  });
+
+  const record = collector.toRecord({
+    taskName: task.name,
+    description: firstLine(spec.prompt),
+    conclusion: ended.conclusion,
+    durationMs: Date.now() - started,
+    model: modelLabel(spec.model),
+    ...(ended.reason !== undefined && { reason: ended.reason }),
+    ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
+  });
+  const written = await writeOutputs(outDir, { record, diff, redactor, ...(diffError && { diffError }) });
+  const safeRecord = redactor.redactDeep(record);
+  const costUsd = record.usage.costUnknown ? null : record.usage.cost.total;
+  emit({
+    type: "run_end",
+    conclusion: ended.conclusion,
+    exitCode: ended.exitCode,
+    ...(ended.reason !== undefined && { reason: ended.reason }),
+    turns: record.turns,
+    durationMs: record.durationMs,
+    costUsd,
+    filesChanged: diff.files.length,
+  });
+  await events.close();
+  if (snapshot) await disposeSnapshot(snapshot);
+
+  return {
+    conclusion: ended.conclusion,
+    exitCode: ended.exitCode,
+    ...(ended.reason !== undefined && { reason: redactor.redact(ended.reason) }),
+    outputs,
+    changedFiles: diff.files.map((file) => file.path),
+    costUsd,
+    turns: record.turns,
+    summaryMarkdown: await readFile(written.summaryPath, "utf8"),
+    record: safeRecord,
+  };
+}
+
+async function loadTaskFor(options: RunTaskOptions, env: NodeJS.ProcessEnv): Promise<LoadedTask> {
+  const common = {
+    env,
+    ...(options.vars && { vars: options.vars }),
+    ...(options.prompt !== undefined && { promptOverride: options.prompt }),
+    ...(options.model !== undefined && { modelOverride: options.model }),
+  };
+  if (options.taskFile) return loadTask(options.taskFile, common);
+  return parseInlineTask({ ...common, cwd: options.cwd ?? process.cwd() });
+}
+
+function conclude(
+  outcome: AgentRunOutcome | undefined,
+  crash: string | undefined,
+  abortReason: unknown,
+  externalReason: unknown,
+): { conclusion: Conclusion; exitCode: number; reason?: string } {
+  if (crash !== undefined || !outcome) return { conclusion: "error", exitCode: EXIT.error, reason: crash };
+  switch (outcome.reason) {
+    case "stop":
+    case "terminate":
+      return { conclusion: "success", exitCode: EXIT.success };
+    case "failure":
+      return {
+        conclusion: "failure",
+        exitCode: EXIT.failure,
+        ...(outcome.message && { reason: outcome.message }),
+      };
+    case "limit":
+      return {
+        conclusion: "limit",
+        exitCode: EXIT.limit,
+        ...(outcome.message && { reason: outcome.message }),
+      };
+    case "error":
+      return {
+        conclusion: "error",
+        exitCode: EXIT.error,
+        ...(outcome.message && { reason: outcome.message }),
+      };
+    case "aborted": {
+      if (abortReason === "timeout")
+        return { conclusion: "limit", exitCode: EXIT.limit, reason: "timeout reached" };
+      const sigint = externalReason === "SIGINT";
+      return {
+        conclusion: "interrupted",
+        exitCode: sigint ? EXIT.sigint : EXIT.sigterm,
+        reason: `interrupted by ${sigint ? "SIGINT" : "SIGTERM"}`,
+      };
+    }
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.trim().split("\n", 1)[0] ?? "";
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}

@@ -1,0 +1,81 @@
+import type { AgentEvent } from "../core/events.ts";
+import type { HookEvent } from "../hooks/index.ts";
+import type { Conclusion, RunRecord } from "../output/types.ts";
+
+/** Events of the run itself, around the agent's. */
+export type RunLifecycleEvent =
+  | {
+      type: "run_start";
+      task: string;
+      model: string;
+      workspace: string;
+      outputDir: string;
+      tools: string[];
+      execution: "parallel" | "sequential";
+      startedAt: string;
+    }
+  | { type: "warning"; message: string }
+  | {
+      type: "run_end";
+      conclusion: Conclusion;
+      exitCode: number;
+      reason?: string;
+      turns: number;
+      durationMs: number;
+      costUsd: number | null;
+      filesChanged: number;
+    };
+
+/** Every event a run emits: the agent's, the hooks' and the run's own. Renderers consume these. */
+export type RunEvent = AgentEvent | HookEvent | RunLifecycleEvent;
+
+export interface RunTaskOptions {
+  /** Path to the task spec. Without it, `prompt` and `model` describe the whole task. */
+  taskFile?: string;
+  /** The workspace root; overrides the spec's `workdir`. Relative to the process cwd. */
+  cwd?: string;
+  /** Where the outputs go; overrides the spec's `outputs.dir`. Relative to the process cwd. */
+  outDir?: string;
+  vars?: Record<string, string>;
+  prompt?: string;
+  /** "provider:id"; overrides the spec's model. */
+  model?: string;
+  /** Play a recorded or scripted session instead of calling a model. */
+  replay?: string;
+  /** Record the live session to this file in the replay format. */
+  record?: string;
+  maxTurns?: number;
+  maxCostUsd?: number;
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+  /** Aborting ends the run as `interrupted`; pass a reason of "SIGINT" or "SIGTERM" to get 130 / 143. */
+  signal?: AbortSignal;
+  onEvent?: (event: RunEvent) => void;
+  /** Link to the run (e.g. the Actions run page), used in the summary. */
+  runUrl?: string;
+}
+
+export interface RunResult {
+  conclusion: Conclusion;
+  /** DESIGN §4: 0 success, 1 failure, 3 limit, 4 error, 130/143 interrupted. */
+  exitCode: number;
+  reason?: string;
+  /** Absolute paths of the four output files and their folder. */
+  outputs: { dir: string; patch: string; usage: string; summary: string; events: string };
+  changedFiles: string[];
+  costUsd: number | null;
+  turns: number;
+  summaryMarkdown: string;
+  record: RunRecord;
+}
+
+/** Exit codes of DESIGN §4. */
+export const EXIT = {
+  success: 0,
+  failure: 1,
+  usage: 2,
+  limit: 3,
+  error: 4,
+  sigint: 130,
+  sigterm: 143,
+} as const;
