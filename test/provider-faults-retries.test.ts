@@ -45,6 +45,12 @@ describe.each(formats)("$name faults", ({ name, model }) => {
     expect(r.requests).toBe(2);
   });
 
+  test("a connection reset before the response is retried", async () => {
+    const r = await run(model, [{ reset: true }, ok]);
+    expect(r.message.stopReason).toBe("toolUse");
+    expect(r.requests).toBe(2);
+  });
+
   test("retries exhausted: one error naming provider, status and message; kind transient", async () => {
     const r = await run(model, [{ status: 503, errorMessage: "upstream is down" }], { maxRetries: 1 });
     expect(r.requests).toBe(2);

@@ -166,6 +166,11 @@ describe("replay files", () => {
     expect((error as ProviderConfigError).shortMessage).toMatch(
       new RegExp(`^${file}:5:9: turns\\.1\\.tool_calls\\.0`),
     );
+    await writeFile(file, "turns:\n  - text: ok\n    tool_cals: []\n");
+    const typo = await loadReplayFile(file).catch((e: unknown) => e);
+    expect((typo as ProviderConfigError).shortMessage).toBe(
+      `${file}:3:5: turns.0: Unrecognized key: "tool_cals"`,
+    );
   });
 
   test("a recorded provider error replays as the same error", async () => {

@@ -4,9 +4,8 @@ import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/pro
 import type { Model, StopReason } from "../core/types.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
 import { StreamInterruptedError } from "./classify-error.ts";
-import { type ClientSettings, type ProviderDeps, resolveClientSettings } from "./client-config.ts";
+import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
 import type { MessageBuilder } from "./message-builder.ts";
-import { priceFor } from "./pricing.ts";
 import { type AttemptContext, OPENED, runStream } from "./stream-runner.ts";
 
 /**
@@ -37,18 +36,6 @@ export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): 
         anthropicAttempt(getClient, request, ctx),
       );
     },
-  };
-}
-
-export function runnerOptions(request: StreamRequest, settings: ClientSettings, idPrefix: string) {
-  return {
-    provider: request.model.provider,
-    pricing: priceFor(request.model),
-    maxRetries: settings.maxRetries,
-    idleTimeoutMs: settings.idleTimeoutMs,
-    retryDelayMs: settings.retryDelayMs,
-    now: settings.now,
-    idPrefix,
   };
 }
 

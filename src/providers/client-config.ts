@@ -1,5 +1,8 @@
+import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
+import { priceFor } from "./pricing.ts";
+import type { RunnerOptions } from "./stream-runner.ts";
 
 /** What provider factories need besides the model. Every field has a production default. */
 export interface ProviderDeps {
@@ -128,4 +131,21 @@ export function guardSpendLimits(inner: typeof fetch): typeof fetch {
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
   return guarded as typeof fetch;
+}
+
+/** The stream runner's options for one request of an SDK-backed provider. */
+export function runnerOptions(
+  request: StreamRequest,
+  settings: ClientSettings,
+  idPrefix: string,
+): RunnerOptions {
+  return {
+    provider: request.model.provider,
+    pricing: priceFor(request.model),
+    maxRetries: settings.maxRetries,
+    idleTimeoutMs: settings.idleTimeoutMs,
+    retryDelayMs: settings.retryDelayMs,
+    now: settings.now,
+    idPrefix,
+  };
 }

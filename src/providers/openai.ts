@@ -1,8 +1,7 @@
 import type OpenAI from "openai";
 import type { Provider, StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
-import { runnerOptions } from "./anthropic.ts";
-import { type ProviderDeps, resolveClientSettings } from "./client-config.ts";
+import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
 import { ProviderConfigError } from "./errors.ts";
 import { chatAttempt } from "./openai-chat.ts";
 import { responsesAttempt } from "./openai-responses.ts";

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { isMap, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
 import { z } from "zod";
 import { ProviderConfigError } from "./errors.ts";
 
@@ -79,7 +79,12 @@ export function parseReplay(text: string, file = "<replay>"): ReplaySession {
   const parsed = sessionSchema.safeParse(doc.toJS());
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const node = nodeAt(doc.contents, issue.path);
+    let node = nodeAt(doc.contents, issue.path);
+    const extra = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
+    if (extra !== undefined && isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === extra);
+      if (pair && isScalar(pair.key)) node = pair.key;
+    }
     const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
     const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
     throw new ProviderConfigError("bad_replay_file", `${path}: ${issue.message}`, {

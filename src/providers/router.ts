@@ -37,17 +37,24 @@ export function createProvider(model: Model, deps: ProviderDeps = {}): Provider 
  * prepare_next_turn hook may switch models across providers. Providers are created on first use
  * and cached per provider, api, base URL and key variable. With `replay`, every request is played
  * from the session instead (no network, no key). A configuration error surfacing mid-run (the new
- * model's key is missing) ends that stream with an error of kind "config"; it never throws.
+ * model's key is missing) ends that stream with an error of kind "config"; the stream never throws.
+ * Pass `models` (the spec's model and any prepare_next_turn models) to have their keys and base
+ * URLs checked now: a problem then throws `ProviderConfigError` before any run.
  */
-export function createProviderRouter(deps: ProviderDeps & { replay?: ReplaySession } = {}): StreamFunction {
+export function createProviderRouter(
+  deps: ProviderDeps & { replay?: ReplaySession; models?: Model[] } = {},
+): StreamFunction {
   if (deps.replay) {
     const replay = createReplayProvider(deps.replay, deps.now ? { now: deps.now } : {});
     return (request) => replay.stream(request);
   }
   const cache = new Map<string, Provider>();
+  const keyOf = (model: Model) =>
+    [model.provider, model.api ?? "", model.baseUrl ?? "", model.apiKeyEnv ?? ""].join("\u0000");
+  for (const model of deps.models ?? []) cache.set(keyOf(model), createProvider(model, deps));
   return (request: StreamRequest) => {
     const { model } = request;
-    const key = [model.provider, model.api ?? "", model.baseUrl ?? "", model.apiKeyEnv ?? ""].join("\u0000");
+    const key = keyOf(model);
     let provider = cache.get(key);
     if (!provider) {
       try {

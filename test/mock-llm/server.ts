@@ -21,6 +21,8 @@ export interface MockReply extends ReplyContent {
   stallMs?: number;
   /** Delay between frames. Default 0. */
   chunkDelayMs?: number;
+  /** Reset the connection before any response (no status, no headers). */
+  reset?: boolean;
   /** Destroy the connection after the first frame of the first tool call's arguments ("tool") or text ("text"). */
   cut?: "tool" | "text";
 }
@@ -123,6 +125,10 @@ async function serve(
 ): Promise<void> {
   if (reply.firstByteDelayMs) await delay(reply.firstByteDelayMs, res);
   if (res.destroyed) return;
+  if (reply.reset) {
+    res.socket?.resetAndDestroy();
+    return;
+  }
   if (reply.status !== undefined && reply.status >= 400) {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
