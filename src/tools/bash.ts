@@ -1,0 +1,218 @@
+import { tmpdir } from "node:os";
+import { z } from "zod";
+import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts";
+import { createBashOutput } from "./bash-output.ts";
+import { checkCommand } from "./command-policy.ts";
+import { scrubEnv } from "./env.ts";
+import { runProcess } from "./process.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.ts";
+import { createWorkspace } from "./workspace-path.ts";
+
+/** Default bash timeout: 120000 ms. */
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+
+/** What is about to run; `prepare` may return a changed copy. */
+export interface BashExecution {
+  /** The script given to `bash -c` (commandPrefix included). */
+  command: string;
+  cwd: string;
+  /** The complete child environment (already scrubbed of secrets). */
+  env: Record<string, string>;
+}
+
+export interface BashPrepareContext {
+  toolCallId: string;
+  signal: AbortSignal;
+  context: AgentContext;
+}
+
+/** Rewrites a command before it runs (e.g. to run it in a container). Runs after the policy check. */
+export type BashPrepare = (
+  execution: BashExecution,
+  ctx: BashPrepareContext,
+) => BashExecution | Promise<BashExecution>;
+
+/** Process execution of the bash tool, swappable in tests. */
+export interface BashOperations {
+  run: typeof runProcess;
+}
+
+export interface BashToolOptions {
+  /** Prepended to every command on its own line, e.g. "set -euo pipefail". */
+  commandPrefix?: string;
+  prepare?: BashPrepare;
+  /** Default timeout in milliseconds; a call may set its own `timeout` in seconds. Default: 120000. */
+  timeoutMs?: number;
+  /** Command patterns; if present, only matching commands run (see command-policy.ts). */
+  allow?: string[];
+  /** Command patterns that never run. */
+  deny?: string[];
+  /** Default: 2000. */
+  maxLines?: number;
+  /** Default: 51200. */
+  maxBytes?: number;
+  /** Base environment of the child. Default: process.env. Scrubbed of credentials unless `scrubEnv` is false. */
+  env?: Record<string, string | undefined>;
+  /** Variable names kept even though they look like credentials. */
+  passThroughEnv?: string[];
+  /** Default: true. */
+  scrubEnv?: boolean;
+  /** Folder for full-output files of truncated commands. Default: os.tmpdir(). */
+  spillDir?: string;
+  /** Milliseconds between SIGTERM and SIGKILL on timeout or abort. Default: 2000. */
+  killGraceMs?: number;
+  operations?: Partial<BashOperations>;
+}
+
+export const bashParameters = z.strictObject({
+  command: z.string().min(1).describe("Bash command(s) to run in the workspace root"),
+  timeout: z.number().positive().optional().describe("Timeout in seconds. Default: 120"),
+});
+export type BashToolInput = z.infer<typeof bashParameters>;
+
+export interface BashToolDetails {
+  /** The command as the model gave it. */
+  command: string;
+  /** Undefined when the process was killed (timeout, abort) or by a signal. */
+  exitCode: number | undefined;
+  signal?: string;
+  durationMs: number;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Set when the output was cut for the model. */
+  truncation?: TruncationResult;
+  /** The full output, when it was larger than the budget. */
+  fullOutputPath?: string;
+  totalBytes: number;
+  totalLines: number;
+  /** Names of the environment variables removed as credentials. */
+  scrubbedEnv: string[];
+}
+
+const UPDATE_INTERVAL_MS = 250;
+
+/**
+ * The bash tool: runs `bash -c` in the workspace root, in its own process group, judged by the
+ * allow/deny policy, with a scrubbed environment; output streams through `onUpdate` and what the
+ * model sees keeps the head and the tail, the full output spilled to a file when cut.
+ */
+export function createBashTool(
+  cwd: string,
+  options: BashToolOptions = {},
+): AgentTool<BashToolInput, BashToolDetails> {
+  const workspace = createWorkspace(cwd);
+  const run = options.operations?.run ?? runProcess;
+  const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const policy = {
+    ...(options.allow !== undefined && { allow: options.allow }),
+    ...(options.deny !== undefined && { deny: options.deny }),
+  };
+  const allowNote = options.allow ? ` Only these commands are allowed: ${options.allow.join(", ")}.` : "";
+
+  return {
+    name: "bash",
+    label: "Bash",
+    description: `Run a bash command in the workspace root. Output (stdout and stderr together) is cut to ${maxLines} lines or ${formatSize(maxBytes)}, keeping the start and the end; the full output is then saved to a file. Default timeout ${Math.round((options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS) / 1000)} s.${allowNote}`,
+    parameters: bashParameters,
+    async execute(toolCallId, params, signal, onUpdate, context): Promise<AgentToolResult<BashToolDetails>> {
+      const verdict = await checkCommand(params.command, policy);
+      if (!verdict.allowed) throw new Error(`Command refused by the bash policy: ${verdict.reason}`);
+
+      const scrubbed =
+        options.scrubEnv === false
+          ? { env: definedOnly(options.env ?? process.env), removed: [] }
+          : scrubEnv(options.env ?? process.env, { passThrough: options.passThroughEnv ?? [] });
+      let execution: BashExecution = {
+        command: options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command,
+        cwd: workspace.root,
+        env: scrubbed.env,
+      };
+      if (options.prepare) execution = await options.prepare(execution, { toolCallId, signal, context });
+
+      const output = createBashOutput({
+        maxLines,
+        maxBytes,
+        spillDir: options.spillDir ?? tmpdir(),
+        spillName: `agent-run-bash-${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40) || "call"}`,
+      });
+      const timeoutMs =
+        params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
+      let lastUpdate = 0;
+      let pending: NodeJS.Timeout | undefined;
+      const started = Date.now();
+      const base = { command: params.command, scrubbedEnv: scrubbed.removed };
+      const sendUpdate = () => {
+        pending = undefined;
+        lastUpdate = Date.now();
+        const view = output.view();
+        onUpdate({
+          content: [{ type: "text", text: view.text }],
+          details: {
+            ...base,
+            exitCode: undefined,
+            durationMs: Date.now() - started,
+            timedOut: false,
+            aborted: false,
+            totalBytes: view.totalBytes,
+            totalLines: view.totalLines,
+          },
+        });
+      };
+
+      let result: Awaited<ReturnType<typeof runProcess>>;
+      try {
+        result = await run("bash", ["-c", execution.command], {
+          cwd: execution.cwd,
+          env: execution.env,
+          extendEnv: false,
+          timeoutMs,
+          signal,
+          maxBuffer: 4096,
+          ...(options.killGraceMs !== undefined && { killGraceMs: options.killGraceMs }),
+          onOutputBytes: (chunk) => {
+            output.write(chunk);
+            const since = Date.now() - lastUpdate;
+            if (since >= UPDATE_INTERVAL_MS) sendUpdate();
+            else pending ??= setTimeout(sendUpdate, UPDATE_INTERVAL_MS - since);
+          },
+        });
+      } finally {
+        if (pending) clearTimeout(pending);
+        output.close();
+      }
+      if (result.exitCode === undefined && !result.signal && !result.timedOut && !result.canceled) {
+        throw new Error(`bash could not be started in ${execution.cwd}: ${result.shortMessage}`);
+      }
+
+      const view = output.view();
+      const status = result.timedOut
+        ? `Command timed out after ${timeoutMs / 1000} s and was killed (with everything it started).`
+        : result.canceled
+          ? "Command aborted and killed (with everything it started)."
+          : result.exitCode === undefined
+            ? `Command killed by ${result.signal}.`
+            : `Exit code: ${result.exitCode}`;
+      const body = view.totalBytes === 0 ? "(no output)" : view.text.replace(/\n$/, "");
+      const details: BashToolDetails = {
+        ...base,
+        exitCode: result.exitCode,
+        ...(result.signal !== undefined && { signal: result.signal }),
+        durationMs: result.durationMs,
+        timedOut: result.timedOut,
+        aborted: result.canceled,
+        ...(view.truncation && { truncation: view.truncation }),
+        ...(view.truncation && view.fullOutputPath !== undefined && { fullOutputPath: view.fullOutputPath }),
+        totalBytes: view.totalBytes,
+        totalLines: view.totalLines,
+      };
+      return { content: [{ type: "text", text: `${body}\n\n[${status}]` }], details };
+    },
+  };
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) result[name] = value;
+  return result;
+}

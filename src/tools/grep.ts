@@ -1,0 +1,179 @@
+import { open, readFile } from "node:fs/promises";
+import { relative } from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import type { AgentTool } from "../core/types.ts";
+import { looksBinary } from "./file-kind.ts";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "./truncate.ts";
+import { walkFiles } from "./walk-files.ts";
+import { createWorkspace } from "./workspace-path.ts";
+
+export interface GrepToolOptions {
+  /** Default: 2000. */
+  maxLines?: number;
+  /** Default: 51200. */
+  maxBytes?: number;
+  /** Default number of matches returned. Default: 100. */
+  defaultLimit?: number;
+  /** Files larger than this are skipped. Default: 20 MiB. */
+  maxFileBytes?: number;
+  /** Characters after which a matching line is cut. Default: 500. */
+  maxLineChars?: number;
+}
+
+export const grepParameters = z.strictObject({
+  pattern: z
+    .string()
+    .min(1)
+    .describe("Regular expression (JavaScript syntax), or plain text with literal: true"),
+  path: z
+    .string()
+    .optional()
+    .describe("File or folder to search, relative to the workspace root. Default: the root"),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.test.ts"'),
+  literal: z.boolean().optional().describe("Treat the pattern as plain text. Default: false"),
+  ignoreCase: z.boolean().optional().describe("Default: false"),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(20)
+    .optional()
+    .describe("Lines of context around each match. Default: 0"),
+  limit: z.number().int().min(1).optional().describe("Maximum matches to return. Default: 100"),
+});
+export type GrepToolInput = z.infer<typeof grepParameters>;
+
+export interface GrepToolDetails {
+  matches: number;
+  filesSearched: number;
+  filesWithMatches: number;
+  /** True when the search stopped at `limit` matches. */
+  limitReached: boolean;
+  /** Files skipped because they were binary or larger than `maxFileBytes`. */
+  filesSkipped: number;
+  truncation?: TruncationResult;
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The grep tool: searches file contents under a folder, honouring .gitignore; bounded matches. */
+export function createGrepTool(
+  cwd: string,
+  options: GrepToolOptions = {},
+): AgentTool<GrepToolInput, GrepToolDetails> {
+  const workspace = createWorkspace(cwd);
+  const maxFileBytes = options.maxFileBytes ?? 20 * 1024 * 1024;
+  const maxLineChars = options.maxLineChars ?? 500;
+  return {
+    name: "grep",
+    label: "Grep",
+    description: `Search file contents in the workspace with a regular expression (or literal text), honouring .gitignore. Prints path:line: text per match; at most ${options.defaultLimit ?? 100} matches unless limit is set.`,
+    parameters: grepParameters,
+    async execute(_id, params, signal) {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(
+          params.literal ? escapeRegex(params.pattern) : params.pattern,
+          params.ignoreCase ? "i" : "",
+        );
+      } catch (error) {
+        throw new Error(
+          `Invalid regular expression "${params.pattern}": ${(error as Error).message}. Use literal: true for plain text.`,
+        );
+      }
+      const root = await workspace.resolve(".");
+      const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
+      const limit = params.limit ?? options.defaultLimit ?? 100;
+      const context = params.context ?? 0;
+      const glob = params.glob
+        ? picomatch(params.glob, { dot: true, basename: !params.glob.includes("/") })
+        : undefined;
+
+      const files: { path: string; absolute: string }[] = [];
+      if (target.stats?.isFile()) files.push({ path: target.realRelative, absolute: target.real });
+      const out: string[] = [];
+      const details: GrepToolDetails = {
+        matches: 0,
+        filesSearched: 0,
+        filesWithMatches: 0,
+        limitReached: false,
+        filesSkipped: 0,
+      };
+
+      const searchFile = async (file: { path: string; absolute: string }) => {
+        const handle = await open(file.absolute, "r");
+        let size: number;
+        try {
+          size = (await handle.stat()).size;
+          const sample = Buffer.alloc(Math.min(8192, size));
+          if (sample.length > 0) await handle.read(sample, 0, sample.length, 0);
+          if (size > maxFileBytes || looksBinary(sample)) {
+            details.filesSkipped++;
+            return;
+          }
+        } finally {
+          await handle.close();
+        }
+        details.filesSearched++;
+        const lines = (await readFile(file.absolute, "utf8")).split("\n");
+        let printedUpTo = -1;
+        let matched = false;
+        for (let i = 0; i < lines.length && !details.limitReached; i++) {
+          if (!regex.test(lines[i]!)) continue;
+          matched = true;
+          details.matches++;
+          const from = Math.max(printedUpTo + 1, i - context);
+          if (context > 0 && printedUpTo >= 0 && from > printedUpTo + 1) out.push("--");
+          for (let j = from; j <= Math.min(lines.length - 1, i + context); j++) {
+            const line = lines[j]!.replace(/\r$/, "");
+            const cut = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}... [line cut]` : line;
+            out.push(`${file.path}${j === i ? ":" : "-"}${j + 1}${j === i ? ":" : "-"} ${cut}`);
+            printedUpTo = j;
+          }
+          if (details.matches >= limit) details.limitReached = true;
+        }
+        if (matched) details.filesWithMatches++;
+      };
+
+      if (files.length > 0) {
+        await searchFile(files[0]!);
+      } else {
+        for await (const entry of walkFiles(root.real, target.real, { signal })) {
+          if (details.limitReached) break;
+          if (entry.kind !== "file") continue;
+          if (glob && !glob(toSearchRelative(root.real, target.real, entry.absolute))) continue;
+          await searchFile(entry);
+        }
+      }
+
+      if (details.matches === 0) {
+        return {
+          content: [{ type: "text", text: `No matches for /${params.pattern}/ in ${target.relative}.` }],
+          details,
+        };
+      }
+      const truncation = truncateHead(out.join("\n"), {
+        maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+        maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      });
+      let text = truncation.content;
+      const notes: string[] = [];
+      if (details.limitReached)
+        notes.push(`Stopped at ${limit} matches; narrow the pattern, path or glob, or raise limit.`);
+      if (truncation.truncated) {
+        details.truncation = truncation;
+        notes.push(`Output cut to ${truncation.outputLines} of ${truncation.totalLines} lines.`);
+      }
+      if (notes.length > 0) text += `\n\n[${notes.join(" ")}]`;
+      return { content: [{ type: "text", text }], details };
+    },
+  };
+}
+
+function toSearchRelative(root: string, searchRoot: string, absolute: string): string {
+  const base = relative(searchRoot, absolute) || relative(root, absolute);
+  return base.split("\\").join("/");
+}

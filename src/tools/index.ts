@@ -1,0 +1,95 @@
+export {
+  type BashExecution,
+  type BashOperations,
+  type BashPrepare,
+  type BashPrepareContext,
+  type BashToolDetails,
+  type BashToolInput,
+  type BashToolOptions,
+  bashParameters,
+  createBashTool,
+  DEFAULT_BASH_TIMEOUT_MS,
+} from "./bash.ts";
+export { type CommandPolicy, type CommandVerdict, checkCommand, globMatch } from "./command-policy.ts";
+export {
+  createEditTool,
+  type EditItem,
+  type EditOperations,
+  type EditToolDetails,
+  type EditToolInput,
+  type EditToolOptions,
+  editParameters,
+} from "./edit.ts";
+export { diffEdit, type EditDiff } from "./edit-diff.ts";
+export {
+  isSecretName,
+  type ScrubbedEnv,
+  type ScrubEnvOptions,
+  SECRET_NAME_PATTERNS,
+  scrubEnv,
+} from "./env.ts";
+export {
+  createFindTool,
+  type FindToolDetails,
+  type FindToolInput,
+  type FindToolOptions,
+  findParameters,
+} from "./find.ts";
+export {
+  createGrepTool,
+  type GrepToolDetails,
+  type GrepToolInput,
+  type GrepToolOptions,
+  grepParameters,
+} from "./grep.ts";
+export { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
+export {
+  createLsTool,
+  type LsToolDetails,
+  type LsToolInput,
+  type LsToolOptions,
+  lsParameters,
+} from "./ls.ts";
+export {
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_PROCESS_MAX_BUFFER,
+  type ProcessResult,
+  type RunProcessOptions,
+  runProcess,
+  signalGroup,
+} from "./process.ts";
+export {
+  createReadTool,
+  type ReadFileHandle,
+  type ReadImage,
+  type ReadImageProcessor,
+  type ReadOperations,
+  type ReadToolDetails,
+  type ReadToolInput,
+  type ReadToolOptions,
+  readParameters,
+} from "./read.ts";
+export {
+  countLines,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINE_CHARS,
+  DEFAULT_MAX_LINES,
+  formatSize,
+  type HeadTailSource,
+  type TruncationOptions,
+  type TruncationResult,
+  truncateHead,
+  truncateHeadTail,
+  truncateHeadTailParts,
+  truncateLine,
+  truncateTail,
+} from "./truncate.ts";
+export { createWorkspace, type ResolvedPath, type Workspace, WorkspacePathError } from "./workspace-path.ts";
+export {
+  createWriteTool,
+  type WriteOperations,
+  type WriteToolDetails,
+  type WriteToolInput,
+  type WriteToolOptions,
+  writeParameters,
+} from "./write.ts";

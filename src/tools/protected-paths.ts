@@ -1,0 +1,22 @@
+import picomatch from "picomatch";
+import type { ResolvedPath } from "./workspace-path.ts";
+
+/**
+ * Returns a check that names the first protected-path glob matching a resolved path, or undefined.
+ * Globs are relative to the workspace root, dotfiles included; `dir/**` also covers `dir` itself.
+ * Both the path as named and its real location (after symlinks) are checked, so a symlink inside
+ * the workspace cannot lead a write into a protected folder.
+ */
+export function createProtectedPathCheck(
+  patterns: string[] | undefined,
+): (target: ResolvedPath) => string | undefined {
+  if (!patterns || patterns.length === 0) return () => undefined;
+  const matchers = patterns.map((pattern) => ({ pattern, match: picomatch(pattern, { dot: true }) }));
+  return (target) => {
+    const candidates = [target.relative, target.realRelative];
+    for (const { pattern, match } of matchers) {
+      if (candidates.some((path) => match(path) || match(`${path}/`))) return pattern;
+    }
+    return undefined;
+  };
+}
