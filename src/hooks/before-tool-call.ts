@@ -1,0 +1,82 @@
+import type { BeforeToolCallHook } from "../core/types.ts";
+import type { BeforeToolCallRule } from "../spec/types.ts";
+import { matchesCall } from "./match.ts";
+import {
+  abnormalEnd,
+  emitHookEnd,
+  type HookDeps,
+  oneLine,
+  parseJsonObject,
+  runCommandHook,
+} from "./run-command-hook.ts";
+
+/** Longest block reason passed to the model: 2000 characters. */
+export const MAX_REASON_CHARS = 2000;
+
+/**
+ * `before_tool_call` rules in order; the first block wins. A declarative rule (`block: reason`)
+ * blocks every call it matches. A command hook allows with exit 0 (unless its stdout is
+ * `{"block": true, "reason": …}`), blocks with exit 2 (stderr is the reason), and blocks on any
+ * other exit, a timeout or a crash too: it fails closed, reported as a hook error.
+ */
+export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps): BeforeToolCallHook {
+  return async ({ toolCall, args }, signal) => {
+    for (const rule of rules) {
+      if (!matchesCall(rule.match, toolCall.name, args, deps.workspace)) continue;
+      const ids = {
+        hook: "before_tool_call" as const,
+        rule: rule.index,
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+      };
+      if (rule.block !== undefined) {
+        deps.emit({ type: "hook_rule", ...ids, action: "block", reason: rule.block });
+        return { block: true, reason: rule.block };
+      }
+      if (!rule.run) continue;
+      const call = {
+        hook: "before_tool_call" as const,
+        rule: rule.index,
+        parts: rule.run.parts,
+        timeoutMs: rule.timeoutMs,
+        tool: { name: toolCall.name, id: toolCall.id, args },
+      };
+      const run = await runCommandHook(call, deps, signal);
+      const abnormal = abnormalEnd(run, rule.timeoutMs);
+      const code = run.result.exitCode;
+      if (abnormal !== undefined || (code !== 0 && code !== 2)) {
+        const how = abnormal ?? `exited ${code}`;
+        const stderr = run.result.stderr.trim();
+        const reason = clip(
+          `hook error: \`${run.command}\` ${how}${stderr ? `: ${stderr}` : ""} (calls are blocked when a guard fails)`,
+        );
+        emitHookEnd(deps, call, run, "error", {
+          reason,
+          failure: `\`${run.command}\` ${how}${stderr ? `: ${oneLine(stderr, 200)}` : ""}`,
+        });
+        return { block: true, reason };
+      }
+      if (code === 2) {
+        const reason = clip(run.result.stderr.trim() || `blocked by \`${run.command}\``);
+        emitHookEnd(deps, call, run, "block", { reason });
+        return { block: true, reason };
+      }
+      const verdict = parseJsonObject(run.result.stdout);
+      if (verdict?.block === true) {
+        const reason = clip(
+          typeof verdict.reason === "string" && verdict.reason.trim()
+            ? verdict.reason.trim()
+            : `blocked by \`${run.command}\``,
+        );
+        emitHookEnd(deps, call, run, "block", { reason });
+        return { block: true, reason };
+      }
+      emitHookEnd(deps, call, run, "allow");
+    }
+    return undefined;
+  };
+}
+
+function clip(text: string): string {
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 1)}…` : text;
+}

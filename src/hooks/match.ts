@@ -1,0 +1,65 @@
+import path from "node:path";
+import picomatch from "picomatch";
+import type { HookMatch } from "../spec/types.ts";
+
+/**
+ * Whether a rule's `match` selects a tool call. Every given field must hold; no `match` selects
+ * every call. `path` is a picomatch glob over the call's `path` argument made relative to the
+ * workspace (a glob without `/` matches the file name at any depth, as in .gitignore); a call
+ * without a `path` argument never matches it. `command` matches bash's `command` (see
+ * `commandMatches`); calls without one never match it.
+ */
+export function matchesCall(
+  match: HookMatch | undefined,
+  toolName: string,
+  args: unknown,
+  workspace: string,
+): boolean {
+  if (!match) return true;
+  if (match.tools && !(match.tools as string[]).includes(toolName)) return false;
+  if (match.path !== undefined) {
+    const target = callPath(args, workspace);
+    if (target === undefined) return false;
+    const isMatch = picomatch(match.path, { dot: true, basename: !match.path.includes("/") });
+    if (!isMatch(target)) return false;
+  }
+  if (match.command !== undefined) {
+    const command = stringArg(args, "command");
+    if (command === undefined || !commandMatches(match.command, command)) return false;
+  }
+  return true;
+}
+
+/** The call's `path` argument relative to the workspace, with `/` separators; undefined if absent. */
+export function callPath(args: unknown, workspace: string): string | undefined {
+  const raw = stringArg(args, "path");
+  if (raw === undefined || raw === "") return undefined;
+  const absolute = path.resolve(workspace, raw);
+  const relative = path.relative(workspace, absolute) || ".";
+  return relative.split(path.sep).join("/");
+}
+
+/** A string argument of a call, or undefined. */
+export function stringArg(args: unknown, name: string): string | undefined {
+  if (args === null || typeof args !== "object") return undefined;
+  const value = (args as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A command pattern is a glob where `*` matches any text (slashes and spaces included) and `?`
+ * one character. It matches when it matches the whole command or one of its parts split at `&&`,
+ * `||`, `;`, `|` and newlines, so `rm *` also catches `cd x && rm -rf y`. This is a cheap
+ * selector for hooks, not a security boundary: bash's own allow/deny parses the shell properly.
+ */
+export function commandMatches(pattern: string, command: string): boolean {
+  const regex = new RegExp(
+    `^${[...pattern].map((c) => (c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : escapeRegex(c))).join("")}$`,
+  );
+  const parts = [command, ...command.split(/&&|\|\||[;|\n]/)].map((part) => part.trim());
+  return parts.some((part) => part !== "" && regex.test(part));
+}
+
+function escapeRegex(c: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+}
