@@ -126,7 +126,12 @@ export async function disposeSnapshot(snapshot: WorkspaceSnapshot): Promise<void
 /** Adds the current state of the workspace to the snapshot's private index and returns its tree id. */
 export async function writeTree(snapshot: WorkspaceSnapshot): Promise<string> {
   const options = { cwd: snapshot.workTree, env: snapshot.env };
-  await gitOrThrow(["add", "--all", "--", ...snapshot.pathspecs], options);
+  // Outside a repository every blob is new: streaming them all into one pack (bulk check-in) beats
+  // a loose file each (20,000 files: ~1 s instead of 1-6 s). Inside one most blobs already exist
+  // and are only hashed, which bulk check-in would slow down by compressing them first. Only for
+  // `add`: for `diff` the threshold would mean "binary".
+  const bulk = snapshot.inRepository ? [] : ["-c", "core.bigFileThreshold=1"];
+  await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
   return (await gitOrThrow(["write-tree"], options)).trim();
 }
 
