@@ -21,6 +21,8 @@ describe("createRedactor", () => {
     ["MY_SECRET_THING", true],
     ["DB_PASSWORD", true],
     ["npm_config_token", true],
+    ["AWS_SECRET_ACCESS_KEY", true],
+    ["NPM_AUTH", true],
     ["PATH", false],
     ["HOME", false],
     ["TOKENIZER_PATH", false],

@@ -5,6 +5,7 @@
  * line of a multi-line secret on its own. All forms are matched by one combined regular expression,
  * longest first, so a long text is scanned once whatever the number of secrets.
  */
+import { isSecretName } from "../tools/env.ts";
 
 /** What a secret is replaced with. */
 export const REDACTED = "***";
@@ -27,31 +28,20 @@ export interface RedactorOptions {
   extra?: string[];
 }
 
-const CREDENTIAL_NAME_PATTERNS = [
-  /_API_KEY$/,
-  /^API_KEY$/,
-  /_TOKEN$/,
-  /^TOKEN$/,
-  /SECRET/,
-  /PASSWORD/,
-  /PASSWD/,
-  /^GITHUB_TOKEN$/,
-  /^ACTIONS_RUNTIME_TOKEN$/,
-  /^ACTIONS_ID_TOKEN_REQUEST_/,
-  /_ACCESS_KEY$/,
-  /_PRIVATE_KEY$/,
-  /_CREDENTIALS?$/,
-];
+/** Names redacted on top of the tools' `isSecretName`: hiding too much output is cheap, leaking is not. */
+const EXTRA_CREDENTIAL_NAMES = [/SECRET/, /PASSWD/, /_ACCESS_KEY$/, /_CREDENTIALS?$/, /_AUTH$/];
 
 /**
- * Whether an environment variable name looks like it holds a credential (case-insensitive):
- * `*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`, `GITHUB_TOKEN`, `ACTIONS_RUNTIME_TOKEN`,
- * `ACTIONS_ID_TOKEN_REQUEST_*`, `*_ACCESS_KEY`, `*_PRIVATE_KEY`, `*_CREDENTIAL(S)`.
- * Kept here until the tools' `isSecretName` lands; the two must agree.
+ * Whether an environment variable name looks like it holds a credential (case-insensitive): every
+ * name `isSecretName` (src/tools/env.ts) scrubs from child environments (`*_API_KEY`, `*_TOKEN`,
+ * `*_SECRET*`, `*PASSWORD*`, `*_PRIVATE_KEY*`, `GITHUB_TOKEN`, `ACTIONS_RUNTIME_TOKEN`,
+ * `ACTIONS_ID_TOKEN_REQUEST_*`, ...), plus `*SECRET*`, `*PASSWD*`, `*_ACCESS_KEY`, `*_CREDENTIAL(S)`
+ * and `*_AUTH`.
  */
 export function isCredentialName(name: string): boolean {
+  if (isSecretName(name)) return true;
   const upper = name.toUpperCase();
-  return CREDENTIAL_NAME_PATTERNS.some((pattern) => pattern.test(upper));
+  return EXTRA_CREDENTIAL_NAMES.some((pattern) => pattern.test(upper));
 }
 
 /** Creates a redactor over the credential variables of `env` plus `extra`. */
