@@ -3,15 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { runProcess } from "../src/tools/process.ts";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isRunning } from "./tools-support.ts";
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -68,7 +60,7 @@ describe("runProcess", () => {
     expect(result.timedOut).toBe(true);
     expect(result.failed).toBe(true);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(await waitUntil(() => !isAlive(sleeper), 5000)).toBe(true);
+    expect(await waitUntil(() => !isRunning(sleeper), 5000)).toBe(true);
   });
 
   test("abort kills the group, SIGKILL after the grace when SIGTERM is ignored", async () => {
@@ -84,7 +76,7 @@ describe("runProcess", () => {
     const result = await run;
     expect(result.canceled).toBe(true);
     expect(result.exitCode).toBeUndefined();
-    expect(await waitUntil(() => !isAlive(sleeper), 5000)).toBe(true);
+    expect(await waitUntil(() => !isRunning(sleeper), 5000)).toBe(true);
   });
 
   test("background processes left behind are killed when the child exits", async () => {
@@ -96,7 +88,7 @@ describe("runProcess", () => {
     expect(result.stdout).toBe("done\n");
     expect(Date.now() - started).toBeLessThan(15_000);
     const sleeper = Number((await readFile(join(dir, "pid"), "utf8")).trim());
-    expect(await waitUntil(() => !isAlive(sleeper), 5000)).toBe(true);
+    expect(await waitUntil(() => !isRunning(sleeper), 5000)).toBe(true);
   });
 
   test("captured output is bounded: head and tail kept, the middle counted", async () => {
