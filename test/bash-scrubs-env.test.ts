@@ -43,7 +43,7 @@ describe("secret scrubbing", () => {
     };
     const tool = createBashTool(root, { env, passThroughEnv: ["NPM_TOKEN"] });
     const result = await run(tool, {
-      command: 'echo "[${GITHUB_TOKEN-}][${MY_API_KEY-}][${NPM_TOKEN-}][${PLAIN-}]"',
+      command: 'echo "[$GITHUB_TOKEN][$MY_API_KEY][$NPM_TOKEN][$PLAIN]"',
     });
     expect(textOf(result)).toBe("[][][n1][p]\n\n[Exit code: 0]");
     expect(result.details.scrubbedEnv).toEqual(["GITHUB_TOKEN", "MY_API_KEY"]);
@@ -53,7 +53,7 @@ describe("secret scrubbing", () => {
     const root = await makeWorkspace();
     process.env.AGENT_RUN_TEST_SECRET_VALUE = "leak";
     try {
-      const result = await run(createBashTool(root), { command: 'echo "[${AGENT_RUN_TEST_SECRET_VALUE-}]"' });
+      const result = await run(createBashTool(root), { command: 'echo "[$AGENT_RUN_TEST_SECRET_VALUE]"' });
       expect(textOf(result)).toBe("[]\n\n[Exit code: 0]");
     } finally {
       delete process.env.AGENT_RUN_TEST_SECRET_VALUE;
