@@ -36,6 +36,10 @@ describe.each(formats)("$name faults", ({ name, model }) => {
     expect(r.message.stopReason).toBe("toolUse");
     expect(r.requests).toBe(2);
     expect(r.elapsedMs).toBeGreaterThanOrEqual(900);
+    const retries = r.events.filter((e) => e.type === "retry");
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ attempt: 1, delayMs: 1000, reason: `${model.provider} 429` });
+    expect(mock?.requests[0]?.headers["x-agent-run-request"]).toBeUndefined();
   });
 
   test.for([500, 529])("%i is retried and the second answer wins", async (status) => {
@@ -58,7 +62,10 @@ describe.each(formats)("$name faults", ({ name, model }) => {
     expect(r.message.error).toMatchObject({ provider: model.provider, status: 503, kind: "transient" });
     expect(r.message.errorMessage).toContain(`${model.provider} 503`);
     expect(r.message.errorMessage).toContain("upstream is down");
+    expect(r.message.errorMessage).toMatch(/\(after 1 retry\)$/);
     expect(r.events.filter((e) => e.type === "error")).toHaveLength(1);
+    // The SDK's one retry is announced; the give-up after it is not.
+    expect(r.events.filter((e) => e.type === "retry")).toHaveLength(1);
   });
 
   test("401 is not retried: kind auth", async () => {

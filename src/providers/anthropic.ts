@@ -6,6 +6,7 @@ import { buildAnthropicParams } from "./anthropic-request.ts";
 import { StreamInterruptedError } from "./classify-error.ts";
 import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
 import type { MessageBuilder } from "./message-builder.ts";
+import { type RetryNotices, whileOpening } from "./retry-notices.ts";
 import { type AttemptContext, OPENED, runStream } from "./stream-runner.ts";
 
 /**
@@ -33,7 +34,7 @@ export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): 
     name: "anthropic",
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "toolu"), (ctx) =>
-        anthropicAttempt(getClient, request, ctx),
+        anthropicAttempt(getClient, settings.notices, request, ctx),
       );
     },
   };
@@ -41,11 +42,17 @@ export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): 
 
 async function* anthropicAttempt(
   getClient: () => Promise<Anthropic>,
+  notices: RetryNotices,
   request: StreamRequest,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const client = await getClient();
-  const stream = await client.messages.create(buildAnthropicParams(request), { signal });
+  const params = buildAnthropicParams(request);
+  const stream = yield* whileOpening(
+    (headers) => client.messages.create(params, { signal, headers }),
+    notices,
+    builder,
+  );
   yield OPENED;
   let stopReason: StopReason | undefined;
   let completed = false;

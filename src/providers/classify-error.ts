@@ -35,7 +35,10 @@ const SPEND = /insufficient_quota|billing|credit balance|spend limit|quota excee
  * it. HTTP status errors reach us after the SDK's own retries, so they are final; errors raised
  * mid-stream (an SSE `error` event, a cut connection, an idle stream) are retried by us.
  */
-export function classifyError(provider: string, error: unknown): { info: ProviderErrorInfo; retry: boolean } {
+export function classifyError(
+  provider: string,
+  error: unknown,
+): { info: ProviderErrorInfo; retry: boolean; sdkRetried?: boolean } {
   const facts = factsOf(error);
   const info = (kind: ProviderErrorInfo["kind"]): ProviderErrorInfo => ({
     provider,
@@ -57,11 +60,13 @@ export function classifyError(provider: string, error: unknown): { info: Provide
   ) {
     return { info: info("auth"), retry: false };
   }
-  if (facts.constructorName.includes("Timeout")) return { info: info("timeout"), retry: false };
-  if (facts.constructorName.includes("Connection")) return { info: info("connection"), retry: false };
+  if (facts.constructorName.includes("Timeout"))
+    return { info: info("timeout"), retry: false, sdkRetried: true };
+  if (facts.constructorName.includes("Connection"))
+    return { info: info("connection"), retry: false, sdkRetried: true };
   if (status !== undefined) {
     if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      return { info: info("transient"), retry: false };
+      return { info: info("transient"), retry: false, sdkRetried: true };
     }
     return { info: info("bad_request"), retry: false };
   }

@@ -2,6 +2,7 @@ import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
 import { priceFor } from "./pricing.ts";
+import { NOTICE_HEADER, nominalBackoffMs, RetryNotices, retryAfterMs } from "./retry-notices.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
 
 /** What provider factories need besides the model. Every field has a production default. */
@@ -36,6 +37,8 @@ export interface ClientSettings {
   idleTimeoutMs: number;
   retryDelayMs: number;
   fetch: typeof fetch;
+  /** Where `fetch` reports the SDK's upcoming retries. */
+  notices: RetryNotices;
   now: () => number;
 }
 
@@ -103,14 +106,17 @@ export function resolveClientSettings(model: Model, deps: ProviderDeps = {}): Cl
       `${model.provider}: model "${model.id}" needs a base URL: set model.base_url or ${defaults.baseUrlEnv}`,
     );
   }
+  const maxRetries = deps.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const notices = new RetryNotices();
   return {
     apiKey,
     baseUrl: baseUrl.replace(/\/+$/, ""),
-    maxRetries: deps.maxRetries ?? DEFAULT_MAX_RETRIES,
+    maxRetries,
     requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     idleTimeoutMs: deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
     retryDelayMs: deps.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-    fetch: guardSpendLimits(deps.fetch ?? globalThis.fetch),
+    fetch: wrapFetch(deps.fetch ?? globalThis.fetch, notices, maxRetries, model.provider),
+    notices,
     now: deps.now ?? Date.now,
   };
 }
@@ -118,19 +124,55 @@ export function resolveClientSettings(model: Model, deps: ProviderDeps = {}): Cl
 const SPEND_BODY = /insufficient_quota|billing|credit balance|spend limit|payment required/i;
 
 /**
- * The SDKs retry every 429, but a 429 for an exhausted quota or billing problem will not heal by
- * waiting. This fetch marks such responses `x-should-retry: false`, which both SDKs obey.
+ * The fetch given to the SDKs. It (1) marks spend-limit answers `x-should-retry: false`, which both
+ * SDKs obey: a 429 for an exhausted quota will not heal by waiting; and (2) tells the waiting
+ * attempt (through `notices`) when the SDK is about to retry, so the run can show it.
  */
-export function guardSpendLimits(inner: typeof fetch): typeof fetch {
-  const guarded = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    const response = await inner(input, init);
-    if (response.status !== 429 && response.status !== 402) return response;
-    const body = await response.text();
-    const headers = new Headers(response.headers);
-    if (response.status === 402 || SPEND_BODY.test(body)) headers.set("x-should-retry", "false");
-    return new Response(body, { status: response.status, statusText: response.statusText, headers });
+export function wrapFetch(
+  inner: typeof fetch,
+  notices: RetryNotices,
+  maxRetries: number,
+  provider: string,
+): typeof fetch {
+  const wrapped = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const headers = new Headers(init?.headers);
+    const id = headers.get(NOTICE_HEADER);
+    headers.delete(NOTICE_HEADER);
+    const retryCount = Number.parseInt(headers.get("x-stainless-retry-count") ?? "0", 10) || 0;
+    const willRetry = retryCount < maxRetries;
+    let response: Response;
+    try {
+      response = await inner(input, { ...init, headers });
+    } catch (error) {
+      if (willRetry && !init?.signal?.aborted) {
+        const reason = `${provider}: connection failed: ${error instanceof Error ? error.message : String(error)}`;
+        notices.notify(id, { attempt: retryCount + 1, delayMs: nominalBackoffMs(retryCount + 1), reason });
+      }
+      throw error;
+    }
+    if (response.status < 400) return response;
+    let out = response;
+    if (response.status === 429 || response.status === 402) {
+      const body = await response.text();
+      const copy = new Headers(response.headers);
+      if (response.status === 402 || SPEND_BODY.test(body)) copy.set("x-should-retry", "false");
+      out = new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
+    }
+    const status = out.status;
+    const retryable =
+      out.headers.get("x-should-retry") !== "false" &&
+      (status === 408 ||
+        status === 409 ||
+        status === 429 ||
+        status >= 500 ||
+        out.headers.get("x-should-retry") === "true");
+    if (retryable && willRetry) {
+      const delayMs = retryAfterMs(out.headers) ?? nominalBackoffMs(retryCount + 1);
+      notices.notify(id, { attempt: retryCount + 1, delayMs, reason: `${provider} ${status}` });
+    }
+    return out;
   };
-  return guarded as typeof fetch;
+  return wrapped as typeof fetch;
 }
 
 /** The stream runner's options for one request of an SDK-backed provider. */

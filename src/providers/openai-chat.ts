@@ -5,6 +5,7 @@ import { toolParametersJsonSchema } from "../core/validate.ts";
 import { InStreamError, StreamInterruptedError } from "./classify-error.ts";
 import type { MessageBuilder } from "./message-builder.ts";
 import { OPENAI_REASONING_EFFORT } from "./openai-responses.ts";
+import { type RetryNotices, whileOpening } from "./retry-notices.ts";
 import { type AttemptContext, OPENED } from "./stream-runner.ts";
 import { argumentsJson, type Json, num, obj, str, textOf } from "./wire-utils.ts";
 
@@ -105,13 +106,18 @@ function part(p: TextContent | ImageContent): Json {
  */
 export async function* chatAttempt(
   getClient: () => Promise<OpenAI>,
+  notices: RetryNotices,
   request: StreamRequest,
   compat: boolean,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const client = await getClient();
   const body = buildChatBody(request, compat) as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
-  const stream = await client.chat.completions.create(body, { signal });
+  const stream = yield* whileOpening(
+    (headers) => client.chat.completions.create(body, { signal, headers }),
+    notices,
+    builder,
+  );
   yield OPENED;
   let finish: string | undefined;
   for await (const raw of stream) {

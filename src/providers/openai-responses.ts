@@ -4,6 +4,7 @@ import type { ImageContent, StopReason, TextContent, ThinkingLevel } from "../co
 import { toolParametersJsonSchema } from "../core/validate.ts";
 import { InStreamError, StreamInterruptedError } from "./classify-error.ts";
 import type { MessageBuilder } from "./message-builder.ts";
+import { type RetryNotices, whileOpening } from "./retry-notices.ts";
 import { type AttemptContext, OPENED } from "./stream-runner.ts";
 import { argumentsJson, type Json, num, obj, str } from "./wire-utils.ts";
 
@@ -102,12 +103,17 @@ function parseItem(signature: string): Json | undefined {
 /** One Responses API request, streamed. */
 export async function* responsesAttempt(
   getClient: () => Promise<OpenAI>,
+  notices: RetryNotices,
   request: StreamRequest,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const client = await getClient();
   const body = buildResponsesBody(request) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
-  const stream = await client.responses.create(body, { signal });
+  const stream = yield* whileOpening(
+    (headers) => client.responses.create(body, { signal, headers }),
+    notices,
+    builder,
+  );
   yield OPENED;
   for await (const raw of stream) {
     const event = raw as unknown as Json;

@@ -43,8 +43,8 @@ export function createOpenAIProvider(model: Model, deps: ProviderDeps = {}): Pro
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "call"), (ctx) =>
         api === "chat"
-          ? chatAttempt(getClient, request, compat, ctx)
-          : responsesAttempt(getClient, request, ctx),
+          ? chatAttempt(getClient, settings.notices, request, compat, ctx)
+          : responsesAttempt(getClient, settings.notices, request, ctx),
       );
     },
   };

@@ -83,7 +83,7 @@ export async function* runStream(
       const error = idle
         ? new StreamInterruptedError("idle", `the stream sent no data for ${options.idleTimeoutMs} ms`)
         : thrown;
-      const { info, retry } = classifyError(options.provider, error);
+      const { info, retry, sdkRetried } = classifyError(options.provider, error);
       if (retry && retries < options.maxRetries) {
         const delayMs = backoff(options.retryDelayMs, retries);
         yield {
@@ -101,7 +101,8 @@ export async function* runStream(
         builder = newBuilder(request, options);
         continue;
       }
-      yield { type: "error", message: failed(builder.message, info, retries, carried, options.pricing) };
+      const attempts = retries + (sdkRetried ? options.maxRetries : 0);
+      yield { type: "error", message: failed(builder.message, info, attempts, carried, options.pricing) };
       return;
     } finally {
       request.signal.removeEventListener("abort", onAbort);
