@@ -1,0 +1,116 @@
+import path from "node:path";
+import type { Model, ModelPricing } from "../core/types.ts";
+import { priceFor } from "../providers/pricing.ts";
+import { formatDuration } from "./duration.ts";
+import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
+
+/**
+ * The effective configuration of a task, as `agent-run validate` prints it: model and its price,
+ * workspace and output dir, each tool with its policy, limits, and the hooks in the order they run.
+ * Plain text, no color, one fact per line. `workspace` overrides the spec's workdir (`--cwd`).
+ */
+export function describeTask(task: LoadedTask, options: { workspace?: string } = {}): string {
+  const { spec } = task;
+  const workspace = options.workspace ?? path.resolve(task.dir, spec.workdir);
+  const lines: string[] = [];
+  const row = (label: string, value: string) => lines.push(`${label.padEnd(10)} ${value}`);
+
+  row("task", `${task.name}${task.file ? `  (${task.file})` : ""}`);
+  row("model", `${modelLabel(spec.model)}  ${priceText(priceFor(spec.model))}`);
+  row("thinking", spec.thinking ?? "off");
+  row("workspace", `${workspace}${spec.workdir === "." ? "" : `  (workdir ${spec.workdir})`}`);
+  row("outputs", path.resolve(workspace, spec.outputs.dir));
+  row("execution", `${spec.execution} · sandbox ${spec.sandbox}`);
+  row("limits", limitsText(task));
+
+  lines.push("tools");
+  for (const tool of spec.tools) lines.push(`  ${tool.name.padEnd(6)} ${toolPolicy(tool)}`);
+
+  const { hooks } = spec;
+  const count =
+    hooks.beforeToolCall.length +
+    hooks.afterToolCall.length +
+    hooks.prepareNextTurn.length +
+    hooks.beforeStop.length;
+  lines.push(count === 0 ? "hooks      none" : "hooks (in the order they run)");
+  for (const rule of hooks.beforeToolCall) {
+    const action =
+      rule.block !== undefined
+        ? `block "${rule.block}"`
+        : `run ${rule.run?.text} (timeout ${formatDuration(rule.timeoutMs)})`;
+    lines.push(`  before_tool_call[${rule.index}]  ${matchText(rule.match)} → ${action}`);
+  }
+  for (const rule of hooks.afterToolCall) {
+    lines.push(
+      `  after_tool_call[${rule.index}]   ${matchText(rule.match)} → run ${rule.run.text} (timeout ${formatDuration(rule.timeoutMs)})`,
+    );
+  }
+  for (const rule of hooks.prepareNextTurn) {
+    const when = [
+      rule.when.turnGte !== undefined && `from turn ${rule.when.turnGte}`,
+      rule.when.costGteUsd !== undefined && `once $${rule.when.costGteUsd} is spent`,
+    ].filter(Boolean);
+    const set = [
+      rule.model && `model ${modelLabel(rule.model)}`,
+      rule.thinking && `thinking ${rule.thinking}`,
+    ].filter(Boolean);
+    lines.push(`  prepare_next_turn[${rule.index}] ${when.join(" and ")} → ${set.join(", ")}`);
+  }
+  for (const rule of hooks.beforeStop) {
+    lines.push(
+      `  before_stop[${rule.index}]       run ${rule.run.text} (at most ${rule.maxAttempts} attempt${rule.maxAttempts === 1 ? "" : "s"}, timeout ${formatDuration(rule.timeoutMs)})`,
+    );
+  }
+
+  const prompt = spec.prompt.trim();
+  const first = prompt.split("\n", 1)[0] ?? "";
+  row("prompt", `${first.length > 100 ? `${first.slice(0, 99)}…` : first}  (${prompt.length} chars)`);
+  if (spec.system !== undefined) row("system", `custom (${spec.system.length} chars)`);
+  return lines.join("\n");
+}
+
+function modelLabel(model: Model): string {
+  return `${model.provider}:${model.id}${model.baseUrl ? ` at ${model.baseUrl}` : ""}`;
+}
+
+function priceText(pricing: ModelPricing | undefined): string {
+  if (!pricing) return "(price unknown: cost will be reported as unknown)";
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  return `(${usd(pricing.input)} in / ${usd(pricing.output)} out per million tokens; cache read ${usd(pricing.cacheRead)}, write ${usd(pricing.cacheWrite)})`;
+}
+
+function limitsText(task: LoadedTask): string {
+  const { limits } = task.spec;
+  const parts = [
+    `max_turns ${limits.maxTurns ?? "none"}`,
+    `max_cost_usd ${limits.maxCostUsd !== undefined ? `$${limits.maxCostUsd}` : "none"}`,
+    `max_tokens ${limits.maxTokens ?? "none"}`,
+    `timeout ${limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"}`,
+  ];
+  return parts.join(" · ");
+}
+
+function toolPolicy(tool: ToolSpec): string {
+  const o = tool.options;
+  const parts: string[] = [];
+  if (o.allow) parts.push(`allow only: ${o.allow.join(", ")}`);
+  if (o.deny) parts.push(`deny: ${o.deny.join(", ")}`);
+  if (tool.name === "bash")
+    parts.push(o.timeoutMs !== undefined ? `timeout ${formatDuration(o.timeoutMs)}` : "timeout default");
+  if (o.env) parts.push(`passes env: ${o.env.join(", ")}`);
+  if (o.protect) parts.push(`protects: ${o.protect.join(", ")}`);
+  if (o.maxOutputLines !== undefined) parts.push(`max ${o.maxOutputLines} lines`);
+  if (o.maxOutputBytes !== undefined) parts.push(`max ${o.maxOutputBytes} bytes`);
+  if (tool.name === "bash" && !o.allow) parts.unshift("any command");
+  return parts.join(" · ") || "defaults";
+}
+
+function matchText(match: HookMatch | undefined): string {
+  if (!match) return "every call";
+  const parts = [
+    match.tools ? match.tools.join(", ") : "any tool",
+    match.path !== undefined && `on ${match.path}`,
+    match.command !== undefined && `running ${match.command}`,
+  ].filter(Boolean);
+  return parts.join(" ");
+}
