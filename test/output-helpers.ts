@@ -4,11 +4,20 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterAll } from "vitest";
 import { emptyUsage } from "../src/core/usage.ts";
 import type { RunRecord } from "../src/output/types.ts";
 
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temp dir, removed after the test file's tests. */
 export function tempDir(prefix = "agent-run-test-"): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  created.push(dir);
+  return dir;
 }
 
 /** Runs a shell script in `cwd` with a fixed git identity and no user git config. */

@@ -85,3 +85,17 @@ test("a workspace that does not exist is an error naming it", async () => {
   const missing = path.join(tempDir(), "nope");
   await expect(snapshotWorkspace(missing)).rejects.toThrow(/nope/);
 });
+
+test.skipIf(process.getuid?.() !== 0)(
+  "a repository owned by another user is still read as a repository",
+  async () => {
+    const root = gitRepo({ "a.txt": "a\n" });
+    sh(root, "chown -R nobody .");
+    const snapshot = await snapshotWorkspace(root);
+    writeFiles(root, { "a.txt": "b\n" });
+    const diff = await diffWorkspace(snapshot, root);
+    await disposeSnapshot(snapshot);
+    expect(snapshot.inRepository).toBe(true);
+    expect(diff.files.map((f) => f.path)).toEqual(["a.txt"]);
+  },
+);

@@ -25,6 +25,9 @@ export interface GitResult {
 
 /** Config applied to every call through `-c`; wins over the repository's own config. */
 const ISOLATING_CONFIG = [
+  // We only read the user's repository; CI checkouts are often owned by another user (and the
+  // global config that would list them as safe is not read).
+  "safe.directory=*",
   "core.autocrlf=false",
   "core.safecrlf=false",
   "core.quotepath=false",
