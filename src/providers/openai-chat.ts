@@ -141,7 +141,8 @@ export async function* chatAttempt(
   if (finish === undefined)
     throw new StreamInterruptedError("cut", "the stream ended without a finish_reason");
   if (finish === "length") return "length";
-  if (finish === "content_filter") return "error";
+  if (finish === "content_filter")
+    throw new InStreamError("content_filter", "the response was blocked by a content filter");
   return "stop";
 }
 
