@@ -233,4 +233,22 @@ describe("renderSummary", () => {
     const small = renderSummary(makeRecord(), big, { maxChars: 5000 });
     expect(small.length).toBeLessThanOrEqual(5000);
   });
+
+  test("when even the fixed sections overflow, the cut closes the block it landed in", () => {
+    const files = Array.from({ length: 100 }, (_, i) => ({
+      path: `src/${"deep/".repeat(30)}file${i}.ts`,
+      status: "modified" as const,
+      additions: 1,
+      deletions: 0,
+      binary: false,
+    }));
+    const many: WorkspaceDiff = {
+      patch: "",
+      files,
+      diffstat: `${files.map((f) => ` ${f.path} | 1 +`).join("\n")}\n ${files.length} files changed, 100 insertions(+), 0 deletions(-)\n`,
+    };
+    const summary = renderSummary(makeRecord(), many, { maxChars: 3000 });
+    expect(summary.length).toBeLessThanOrEqual(3000);
+    expect(summary).toMatch(/ \| 1 \+\n```\n\n\*\(summary cut to fit\)\*\n$/);
+  });
 });

@@ -190,9 +190,30 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 
-/** Last resort when even the fixed sections overflow: keep the start, cut at a line, say so. */
+/**
+ * Last resort when even the fixed sections overflow: keep the start, cut at a line, close a fence
+ * or a `<details>` left open by the cut, and say so.
+ */
 function hardCut(summary: string, maxChars: number): string {
   const note = "\n\n*(summary cut to fit)*\n";
-  const cut = summary.lastIndexOf("\n", maxChars - note.length);
-  return `${summary.slice(0, Math.max(0, cut))}${note}`;
+  const reserve = note.length + 64;
+  const cut = summary.lastIndexOf("\n", maxChars - reserve);
+  const kept = summary.slice(0, Math.max(0, cut));
+  let fence: string | undefined;
+  let details = false;
+  for (const line of kept.split("\n")) {
+    const marker = /^(?:> ?)?(`{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker) fence = marker;
+    else if (
+      fence !== undefined &&
+      marker &&
+      marker.length >= fence.length &&
+      line.trim().replace(/^> ?/, "") === marker
+    )
+      fence = undefined;
+    else if (fence === undefined && line.startsWith("<details>")) details = true;
+    else if (fence === undefined && line === "</details>") details = false;
+  }
+  const closing = `${fence === undefined ? "" : `\n${fence}`}${details ? "\n</details>" : ""}`;
+  return `${kept}${closing}${note}`;
 }
