@@ -44,11 +44,22 @@ export function protectedPaths(
 }
 
 /** The spec's tools, confined to the workspace, with their options applied. */
-export function buildTools(task: LoadedTask, workspace: string, outDir: string): AnyAgentTool[] {
-  return task.spec.tools.map((spec) => buildTool(spec, task, workspace, outDir));
+export function buildTools(
+  task: LoadedTask,
+  workspace: string,
+  outDir: string,
+  env: NodeJS.ProcessEnv,
+): AnyAgentTool[] {
+  return task.spec.tools.map((spec) => buildTool(spec, task, workspace, outDir, env));
 }
 
-function buildTool(spec: ToolSpec, task: LoadedTask, workspace: string, outDir: string): AnyAgentTool {
+function buildTool(
+  spec: ToolSpec,
+  task: LoadedTask,
+  workspace: string,
+  outDir: string,
+  env: NodeJS.ProcessEnv,
+): AnyAgentTool {
   const o = spec.options;
   const bounds = {
     ...(o.maxOutputLines !== undefined && { maxLines: o.maxOutputLines }),
@@ -58,6 +69,7 @@ function buildTool(spec: ToolSpec, task: LoadedTask, workspace: string, outDir: 
     case "bash":
       return createBashTool(workspace, {
         ...bounds,
+        env,
         ...(o.allow && { allow: o.allow }),
         ...(o.deny && { deny: o.deny }),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),

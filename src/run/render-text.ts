@@ -107,6 +107,14 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         } else if (event.hook === "prepareNextTurn")
           out(paint("dim", `  ⇄ next turn: ${event.reason ?? ""}`));
         break;
+      case "hook_end":
+        if (event.hook === "before_stop") {
+          const mark = event.outcome === "pass" ? paint("green", "✓") : paint("red", "✗");
+          out(
+            `  ${mark} before_stop ${shortArgs("", event.command)} ${paint("dim", `(${formatMs(event.durationMs)})`)}`,
+          );
+        }
+        break;
       case "hook_failed":
         out(`  ${paint("red", "!")} ${event.hook} hook failed: ${shortArgs("", event.message, 120)}`);
         break;

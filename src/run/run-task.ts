@@ -18,6 +18,7 @@ import {
 import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
 import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { buildTools } from "./build-tools.ts";
+import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { EXIT, type RunEvent, type RunResult, type RunTaskOptions } from "./types.ts";
@@ -67,7 +68,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   let recorder: ReturnType<typeof createRecorder> | undefined;
   try {
     snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
-    const tools = buildTools(task, workspace, outDir);
+    const tools = buildTools(task, workspace, outDir, env);
     emit({
       type: "run_start",
       task: task.name,
@@ -110,6 +111,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
       tools,
       toolExecution: spec.execution,
       ...hooks,
+      ...optional("beforeToolCall", withCommandPolicy(spec.tools, hooks.beforeToolCall)),
       limits: {
         ...spec.limits,
         ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
@@ -237,4 +239,8 @@ function conclude(
 function firstLine(text: string): string {
   const line = text.trim().split("\n", 1)[0] ?? "";
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -18,7 +18,8 @@ export function shortArgs(toolName: string, args: unknown, max = 80): string {
   let text: string;
   const key = KEY_ARGUMENT[toolName];
   const record = typeof args === "object" && args !== null ? (args as Record<string, unknown>) : undefined;
-  if (key && typeof record?.[key] === "string") text = record[key] as string;
+  if (typeof args === "string") text = args;
+  else if (key && typeof record?.[key] === "string") text = record[key] as string;
   else {
     try {
       text = JSON.stringify(args) ?? "";
