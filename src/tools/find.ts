@@ -65,7 +65,12 @@ export function createFindTool(
       const details: FindToolDetails = { count: found.length, limitReached };
       if (found.length === 0) {
         return {
-          content: [{ type: "text", text: `No paths match "${params.pattern}" in ${target.relative}.` }],
+          content: [
+            {
+              type: "text",
+              text: `No paths match "${params.pattern}" in ${target.relative === "." ? "the workspace" : target.relative}.`,
+            },
+          ],
           details,
         };
       }

@@ -151,7 +151,12 @@ export function createGrepTool(
 
       if (details.matches === 0) {
         return {
-          content: [{ type: "text", text: `No matches for /${params.pattern}/ in ${target.relative}.` }],
+          content: [
+            {
+              type: "text",
+              text: `No matches for /${params.pattern}/ in ${target.relative === "." ? "the workspace" : target.relative}.`,
+            },
+          ],
           details,
         };
       }

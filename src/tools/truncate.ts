@@ -5,7 +5,7 @@
  *   line larger than the byte budget is itself cut.
  * - `truncateHeadTail` keeps both ends (bash): the head gets half the line budget and half the byte
  *   budget, the tail the other half, each made of whole lines (a single line larger than its half is
- *   cut); a small part of the byte budget is reserved for the marker, so head + marker + tail never
+ *   cut); the marker's size is taken from the byte budget first, so head + marker + tail never
  *   exceeds `maxBytes`. The elided middle is counted in lines and bytes in the marker.
  * - `truncateLine` cuts one over-long line and says how much was cut.
  */
@@ -16,8 +16,6 @@ export const DEFAULT_MAX_LINES = 2000;
 export const DEFAULT_MAX_BYTES = 51200;
 /** Default length at which read cuts a single line: 2000 characters. */
 export const DEFAULT_MAX_LINE_CHARS = 2000;
-
-const MARKER_RESERVE_BYTES = 256;
 
 export interface TruncationOptions {
   /** Default: DEFAULT_MAX_LINES (2000). */
@@ -234,18 +232,25 @@ export function truncateHeadTailParts(
   if (totalLines <= maxLines && totalBytes <= maxBytes && source.head === source.tail) {
     return untouched(source.head, totalLines, totalBytes, "head+tail");
   }
-  const budget = maxBytes - Math.min(MARKER_RESERVE_BYTES, Math.floor(maxBytes / 4));
-  const head = takeHead(source.head, Math.ceil(maxLines / 2), Math.ceil(budget / 2));
-  const tail = takeTail(source.tail, Math.floor(maxLines / 2), Math.floor(budget / 2));
+  const headLines = Math.ceil(maxLines / 2);
+  const tailLines = Math.floor(maxLines / 2);
+  const where = source.fullOutputPath ? `; full output: ${source.fullOutputPath}` : "";
+  const markerOf = (dropLines: number, dropBytes: number, kept1: number, kept2: number) =>
+    `\n[... ${dropLines} lines (${dropBytes} bytes) elided; kept the first ${kept1} and last ${kept2} of ${totalLines} lines${where} ...]\n`;
+  // Counts in the marker are at most these, so this length bounds the real marker's.
+  const markerBound = Buffer.byteLength(markerOf(totalLines, totalBytes, headLines, tailLines));
+  const budget = Math.max(2, maxBytes - markerBound);
+  const head = takeHead(source.head, headLines, Math.ceil(budget / 2));
+  const tail = takeTail(source.tail, tailLines, Math.floor(budget / 2));
   const droppedBytes = Math.max(0, totalBytes - head.bytes - tail.bytes);
   const droppedLines = Math.max(0, totalLines - head.lines - tail.lines);
-  const where = source.fullOutputPath ? `; full output: ${source.fullOutputPath}` : "";
-  const separator = head.text.endsWith("\n") || head.text.length === 0 ? "" : "\n";
-  const marker = `${separator}[... ${droppedLines} lines (${droppedBytes} bytes) elided; kept the first ${head.lines} and last ${tail.lines} of ${totalLines} lines${where} ...]\n`;
+  let marker = markerOf(droppedLines, droppedBytes, head.lines, tail.lines);
+  if (head.text.endsWith("\n") || head.text.length === 0) marker = marker.slice(1);
+  const truncatedBy = head.lines >= headLines && tail.lines >= tailLines ? "lines" : "bytes";
   return {
     content: head.text + marker + tail.text,
     truncated: true,
-    truncatedBy: totalLines > maxLines ? "lines" : "bytes",
+    truncatedBy,
     kept: "head+tail",
     totalLines,
     totalBytes,

@@ -1,0 +1,99 @@
+import { describe, expect, test } from "vitest";
+import { createFindTool, createGrepTool, createLsTool } from "../src/tools/index.ts";
+import { makeWorkspace, run, textOf } from "./tools-support.ts";
+
+async function project() {
+  return makeWorkspace({
+    ".gitignore": "dist/\n*.log\n",
+    "src/a.ts": "export const alpha = 1;\n// TODO: alpha\n",
+    "src/b.test.ts": "test('alpha', () => {});\n",
+    "src/nested/.gitignore": "secret.ts\n",
+    "src/nested/secret.ts": "const alpha = 'hidden';\n",
+    "src/nested/ok.ts": "const beta = (1+1);\n",
+    "dist/a.js": "const alpha = 1;\n",
+    "debug.log": "alpha\n",
+    "README.md": "Alpha and alpha.\n",
+    ".git/config": "alpha\n",
+  });
+}
+
+describe("grep", () => {
+  test("finds regex matches with path and line, honouring .gitignore (nested too)", async () => {
+    const root = await project();
+    const result = await run(createGrepTool(root), { pattern: "alph[a]" });
+    expect(textOf(result)).toBe(
+      [
+        "README.md:1: Alpha and alpha.",
+        "src/a.ts:1: export const alpha = 1;",
+        "src/a.ts:2: // TODO: alpha",
+        "src/b.test.ts:1: test('alpha', () => {});",
+      ].join("\n"),
+    );
+    expect(result.details).toMatchObject({ matches: 4, filesWithMatches: 3, limitReached: false });
+  });
+
+  test("literal patterns, case-insensitivity, glob filter and path", async () => {
+    const root = await project();
+    const grep = createGrepTool(root);
+    expect(textOf(await run(grep, { pattern: "(1+1)", literal: true }))).toBe(
+      "src/nested/ok.ts:1: const beta = (1+1);",
+    );
+    expect(textOf(await run(grep, { pattern: "ALPHA", ignoreCase: true, glob: "*.md" }))).toBe(
+      "README.md:1: Alpha and alpha.",
+    );
+    expect(textOf(await run(grep, { pattern: "alpha", path: "src", glob: "**/*.test.ts" }))).toBe(
+      "src/b.test.ts:1: test('alpha', () => {});",
+    );
+  });
+
+  test("stops at the match limit and says so", async () => {
+    const root = await makeWorkspace({ "many.txt": "hit\n".repeat(50) });
+    const result = await run(createGrepTool(root), { pattern: "hit", limit: 5 });
+    expect(result.details).toMatchObject({ matches: 5, limitReached: true });
+    expect(textOf(result)).toContain(
+      "many.txt:5: hit\n\n[Stopped at 5 matches; narrow the pattern, path or glob, or raise limit.]",
+    );
+  });
+
+  test("a bad regex is an error suggesting literal", async () => {
+    const root = await project();
+    await expect(run(createGrepTool(root), { pattern: "(" })).rejects.toThrow(
+      "Use literal: true for plain text.",
+    );
+  });
+});
+
+describe("find", () => {
+  test("matches globs, honours .gitignore, marks folders", async () => {
+    const root = await project();
+    const find = createFindTool(root);
+    expect(textOf(await run(find, { pattern: "*.ts" }))).toBe("src/a.ts\nsrc/b.test.ts\nsrc/nested/ok.ts");
+    expect(textOf(await run(find, { pattern: "src/**" }))).toBe(
+      "src/\nsrc/a.ts\nsrc/b.test.ts\nsrc/nested/\nsrc/nested/.gitignore\nsrc/nested/ok.ts",
+    );
+    expect(textOf(await run(find, { pattern: "*.js" }))).toBe('No paths match "*.js" in the workspace.');
+  });
+
+  test("stops at the limit", async () => {
+    const root = await project();
+    const result = await run(createFindTool(root), { pattern: "**", limit: 2 });
+    expect(result.details).toMatchObject({ count: 2, limitReached: true });
+  });
+});
+
+describe("ls", () => {
+  test("lists one folder sorted, dotfiles included, folders marked", async () => {
+    const root = await project();
+    const result = await run(createLsTool(root), {});
+    expect(textOf(result)).toBe(
+      [".git/", ".gitignore", "debug.log", "dist/", "README.md", "src/"].join("\n"),
+    );
+    expect(textOf(await run(createLsTool(root), { path: "src" }))).toBe("a.ts\nb.test.ts\nnested/");
+  });
+
+  test("bounds the listing", async () => {
+    const root = await project();
+    const result = await run(createLsTool(root), { limit: 2 });
+    expect(textOf(result)).toBe(".git/\n.gitignore\n\n[Showing 2 of 6 entries; raise limit to see more.]");
+  });
+});
