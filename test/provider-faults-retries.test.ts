@@ -187,6 +187,23 @@ describe("openai-compatible deviations", () => {
     expect(r.message.usage.costUnknown).toBeUndefined();
   });
 
+  test("tool calls without an index are told apart by their ids", async () => {
+    const r = await run(model, [
+      {
+        noToolIndex: true,
+        toolCalls: [
+          { id: "a", name: "read", arguments: { path: "a.txt" } },
+          { id: "b", name: "read", arguments: { path: "b.txt" } },
+        ],
+      },
+    ]);
+    const calls = r.message.content.filter((p) => p.type === "toolCall");
+    expect(calls).toEqual([
+      { type: "toolCall", id: "a", name: "read", arguments: { path: "a.txt" } },
+      { type: "toolCall", id: "b", name: "read", arguments: { path: "b.txt" } },
+    ]);
+  });
+
   test("works without any API key (local servers)", async () => {
     mock = await startMockLlm({ script: [{ text: "hi", usage: { input: 5, output: 1 } }] });
     const provider = createProvider(model, { env: { OPENAI_BASE_URL: `${mock.url}/v1` } });

@@ -90,6 +90,13 @@ export class MessageBuilder {
     (this.message.content[index] as ToolCall).partialJson = json;
   }
 
+  /** The id of the tool call opened under `key`, if any. */
+  toolCallId(key: string): string | undefined {
+    const index = this.#keys.get(key);
+    const part = index === undefined ? undefined : this.message.content[index];
+    return part?.type === "toolCall" ? part.id : undefined;
+  }
+
   hasKey(key: string): boolean {
     return this.#keys.has(key);
   }

@@ -120,6 +120,7 @@ export async function* chatAttempt(
   );
   yield OPENED;
   let finish: string | undefined;
+  const slots = new Map<string, string>();
   for await (const raw of stream) {
     const chunk = raw as unknown as Json;
     if (chunk.error) {
@@ -134,7 +135,7 @@ export async function* chatAttempt(
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
     for (const choice of choices) {
       const c = obj(choice) ?? {};
-      for (const event of handleDelta(obj(c.delta) ?? obj(c.message) ?? {}, builder)) yield event;
+      for (const event of handleDelta(obj(c.delta) ?? obj(c.message) ?? {}, builder, slots)) yield event;
       finish = str(c.finish_reason) ?? finish;
     }
   }
@@ -146,7 +147,11 @@ export async function* chatAttempt(
   return "stop";
 }
 
-function* handleDelta(delta: Json, builder: MessageBuilder): Generator<AssistantMessageEvent> {
+function* handleDelta(
+  delta: Json,
+  builder: MessageBuilder,
+  slots: Map<string, string>,
+): Generator<AssistantMessageEvent> {
   const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning);
   if (reasoning) yield builder.thinking("reasoning", reasoning);
   const content = str(delta.content);
@@ -155,8 +160,16 @@ function* handleDelta(delta: Json, builder: MessageBuilder): Generator<Assistant
   for (const [position, value] of calls.entries()) {
     const call = obj(value) ?? {};
     const fn = obj(call.function) ?? {};
-    const key = `tool_${num(call.index) ?? position}`;
-    builder.toolCallStart(key, str(call.id), str(fn.name) ?? "");
+    const slot = `tool_${num(call.index) ?? position}`;
+    let key = slots.get(slot) ?? slot;
+    const id = str(call.id);
+    // Servers that omit `index` send every call at position 0; a new id there means a new call.
+    const known = builder.toolCallId(key);
+    if (id && known && known !== id) {
+      key = `tool_id_${id}`;
+      slots.set(slot, key);
+    }
+    builder.toolCallStart(key, id, str(fn.name) ?? "");
     const args = fn.arguments;
     const text =
       typeof args === "string" ? args : args && typeof args === "object" ? JSON.stringify(args) : "";

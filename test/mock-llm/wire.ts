@@ -35,6 +35,8 @@ export interface ReplyContent {
   noUsage?: boolean;
   /** Chat Completions: send each tool call's name and arguments in a single chunk. */
   argumentsWhole?: boolean;
+  /** Chat Completions: leave out the tool calls' `index` (some servers do). */
+  noToolIndex?: boolean;
   /** An in-band error event after the first frames, e.g. { type: "overloaded_error", message: "Overloaded" }. */
   streamError?: { type: string; message: string };
 }
@@ -254,21 +256,22 @@ export function chatFrames(reply: ReplyContent, model: string, n: number): Frame
   for (const [i, call] of (reply.toolCalls ?? []).entries()) {
     const id = call.id === null ? undefined : (call.id ?? `call_mock_${n}_${i}`);
     const args = argsOf(call);
+    const index = reply.noToolIndex ? {} : { index: i };
     if (reply.argumentsWhole) {
       chunk({
         tool_calls: [
-          { index: i, ...(id && { id }), type: "function", function: { name: call.name, arguments: args } },
+          { ...index, ...(id && { id }), type: "function", function: { name: call.name, arguments: args } },
         ],
       });
       continue;
     }
     chunk({
       tool_calls: [
-        { index: i, ...(id && { id }), type: "function", function: { name: call.name, arguments: "" } },
+        { ...index, ...(id && { id }), type: "function", function: { name: call.name, arguments: "" } },
       ],
     });
     for (const p of pieces(args))
-      chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }, null, "tool");
+      chunk({ tool_calls: [{ ...index, function: { arguments: p } }] }, null, "tool");
   }
   chunk({}, reply.stop === "length" ? "length" : reply.toolCalls?.length ? "tool_calls" : "stop");
   if (!reply.noUsage) {
