@@ -110,6 +110,23 @@ describe("after_tool_call command hooks", () => {
     expect(events.at(-1)).toMatchObject({ type: "hook_failed", message: "`sleep 20` timed out after 500ms" });
   });
 
+  test("a hook command that is not found is a hook error, and the model is told", async () => {
+    const { runAfter, events } = setup(`  after_tool_call:\n    - run: no-such-linter-xyz --fix\n`);
+    const patch = await runAfter({ command: "ls" }, ok);
+    const added = patch?.content?.[1];
+    expect(added?.type === "text" && added.text).toMatch(
+      /^\[after_tool_call `no-such-linter-xyz --fix` exited 127\]\n.*no-such-linter-xyz: command not found$/,
+    );
+    expect(events.at(-2)).toMatchObject({ type: "hook_end", outcome: "error", exitCode: 127 });
+    expect(events.at(-1)).toMatchObject({
+      type: "hook_failed",
+      hook: "after_tool_call",
+      message: expect.stringMatching(
+        /^`no-such-linter-xyz --fix` could not run \(exit 127\): .*command not found$/,
+      ),
+    });
+  });
+
   test("a failed tool call is left alone", async () => {
     const { runAfter, events } = setup(`  after_tool_call:\n    - run: echo ran\n`);
     expect(await runAfter({ command: "ls" }, ok, true)).toBeUndefined();

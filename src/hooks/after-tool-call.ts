@@ -6,6 +6,7 @@ import { callPath, matchesCall } from "./match.ts";
 import {
   abnormalEnd,
   boundedOutput,
+  couldNotRun,
   emitHookEnd,
   type HookDeps,
   parseJsonObject,
@@ -79,9 +80,11 @@ export function createAfterToolCall(rules: AfterToolCallRule[], deps: HookDeps):
         content = [...content, { type: "text", text: notes.join("\n") }];
         changed = true;
       }
-      emitHookEnd(deps, call, run, notes.length > 0 ? "output" : "none", {
+      const broken = couldNotRun(run);
+      emitHookEnd(deps, call, run, broken ? "error" : notes.length > 0 ? "output" : "none", {
         ...(notes.length > 0 && { reason: notes.join(" ") }),
         outputTruncated: output.truncated,
+        ...(broken && { failure: `\`${run.command}\` ${broken}` }),
       });
     }
     if (!changed) return undefined;

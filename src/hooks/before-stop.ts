@@ -3,6 +3,7 @@ import type { BeforeStopRule } from "../spec/types.ts";
 import {
   abnormalEnd,
   boundedOutput,
+  couldNotRun,
   emitHookEnd,
   type HookDeps,
   runCommandHook,
@@ -39,20 +40,21 @@ export function createBeforeStop(rules: BeforeStopRule[], deps: HookDeps): Befor
       const count = (failures.get(rule.index) ?? 0) + 1;
       failures.set(rule.index, count);
       const how = abnormal ?? `failed (exit code ${code})`;
+      const broken = abnormal ?? couldNotRun(run);
       const output = boundedOutput(run);
       if (count >= rule.maxAttempts) {
         const fail = `\`${run.command}\` still failing after ${count} attempt${count === 1 ? "" : "s"}`;
-        emitHookEnd(deps, call, run, abnormal ? "error" : "fail", {
+        emitHookEnd(deps, call, run, broken ? "error" : "fail", {
           reason: fail,
           failure: fail,
           outputTruncated: output.truncated,
         });
         return { fail };
       }
-      emitHookEnd(deps, call, run, abnormal ? "error" : "fail", {
+      emitHookEnd(deps, call, run, broken ? "error" : "fail", {
         reason: `${how}; attempt ${count} of ${rule.maxAttempts}`,
         outputTruncated: output.truncated,
-        ...(abnormal && { failure: `\`${run.command}\` ${abnormal}` }),
+        ...(broken && { failure: `\`${run.command}\` ${broken}` }),
       });
       const body = output.text.trim() ? `\n\n${output.text.trim()}` : "";
       return {

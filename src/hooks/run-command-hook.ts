@@ -157,6 +157,17 @@ export function abnormalEnd(run: CommandHookRun, timeoutMs: number): string | un
 }
 
 /**
+ * Exit 126 / 127: the shell could not run the command (not executable, not found). The hook is
+ * broken rather than reporting on the work, so it counts as a hook error.
+ */
+export function couldNotRun(run: CommandHookRun): string | undefined {
+  const code = run.result.exitCode;
+  if (code !== 126 && code !== 127) return undefined;
+  const stderr = run.result.stderr.trim();
+  return `could not run (exit ${code})${stderr ? `: ${oneLine(stderr, 200)}` : ""}`;
+}
+
+/**
  * The hook's output for the model: stdout then stderr, bounded (head and tail kept, the middle
  * counted), never more than HOOK_OUTPUT_MAX_BYTES whatever the hook printed.
  */
