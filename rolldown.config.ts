@@ -1,8 +1,9 @@
 /**
  * Bundles the action (dist/index.js, from src/action/main.ts) and the CLI (dist/cli.js, from
- * src/cli/main.ts) for Node 24, ESM, every dependency inlined: the action runs from a checkout of
- * this repository with no node_modules. Code reached only through `import()` (the provider SDKs)
- * goes to lazy chunks in dist/chunks/, so a run that never calls a provider never parses its SDK.
+ * src/cli/bin.ts, whose `#!/usr/bin/env node` line is kept) for Node 24, ESM, every dependency
+ * inlined: the action runs from a checkout of this repository with no node_modules. Modules
+ * reached only through `import()` (the provider SDKs, the shell parser, the CLI's commands) go to
+ * lazy chunks in dist/chunks/, parsed only when a run needs them.
  *
  * dist/ is committed and checked in CI, so the output must be the same bytes on every build:
  * content hashes only (no timestamps), no absolute paths, no source maps.
@@ -10,19 +11,21 @@
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
-  input: { index: "src/action/main.ts", cli: "src/cli/main.ts" },
+  input: { index: "src/action/main.ts", cli: "src/cli/bin.ts" },
   platform: "node",
   // Node built-ins stay imports; everything else is bundled.
   external: [/^node:/],
   transform: { target: "node24" },
   output: {
     dir: "dist",
+    // Chunk names carry content hashes: a stale chunk left behind would go unnoticed by `git diff`.
+    cleanDir: true,
     format: "esm",
     entryFileNames: "[name].js",
     chunkFileNames: "chunks/[name]-[hash].js",
-    banner: (chunk) => (chunk.isEntry && chunk.name === "cli" ? "#!/usr/bin/env node" : ""),
     minify: true,
-    legalComments: "inline",
+    // Licence headers of the bundled packages stay in the files that carry their code.
+    comments: { legal: true, annotation: false, jsdoc: false },
     sourcemap: false,
   },
 });

@@ -6,7 +6,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
-import { getOctokit } from "@actions/github";
 import { errorAnnotations, errorExitCode, runAnnotation } from "./annotations.ts";
 import { upsertComment } from "./comment.ts";
 import { buildCommentBody, commentMarker } from "./comment-body.ts";
@@ -20,7 +19,8 @@ import type { ActionRunner, ActionRunResult } from "./runner-types.ts";
 import { taskName } from "./task-name.ts";
 
 export interface ActionDeps {
-  runner: ActionRunner;
+  /** Loaded only once the trigger is accepted, so the mask and refusals are logged at once. */
+  loadRunner: () => Promise<ActionRunner>;
   /** Default: `core.getInput`. */
   getInput?: InputReader;
   /** Default: `process.env`. */
@@ -28,7 +28,7 @@ export interface ActionDeps {
   /** Default: `getOctokit` from `@actions/github`. */
   createOctokit?: (token: string, baseUrl: string) => GitHubClient;
   apiOptions?: ApiCallOptions;
-  /** Where the runner's log lines go. Default: stdout. */
+  /** Where the runner's log goes, in chunks that carry their own newlines. Default: stdout. */
   write?: (line: string) => void;
 }
 
@@ -51,18 +51,21 @@ export async function run(deps: ActionDeps): Promise<void> {
   const ctx = readEventContext(env);
   const target = eventTarget(ctx.eventName, ctx.payload);
   let octokit: GitHubClient | undefined;
-  const client = (): GitHubClient | undefined => {
+  const client = async (): Promise<GitHubClient | undefined> => {
     if (octokit === undefined && inputs.githubToken) {
-      octokit = (deps.createOctokit ?? ((token, baseUrl) => getOctokit(token, { baseUrl })))(
-        inputs.githubToken,
-        ctx.apiUrl,
-      );
+      // Octokit is most of the action's own code: load it only when a call to GitHub is due.
+      let create = deps.createOctokit;
+      if (create === undefined) {
+        const { getOctokit } = await import("@actions/github");
+        create = (token, baseUrl) => getOctokit(token, { baseUrl });
+      }
+      octokit = create(inputs.githubToken, ctx.apiUrl);
     }
     return octokit;
   };
 
   if (target?.commenter !== undefined) {
-    const github = client();
+    const github = await client();
     const check = github
       ? await checkCommenterPermission(github, {
           ...deps.apiOptions,
@@ -85,7 +88,7 @@ export async function run(deps: ActionDeps): Promise<void> {
 
   let result: ActionRunResult;
   try {
-    result = await runWithSignals(deps.runner, inputs, ctx, taskFile, env, deps.write);
+    result = await runWithSignals(await deps.loadRunner(), inputs, ctx, taskFile, env, deps.write);
   } catch (error) {
     const annotations = errorAnnotations(error, ctx.workspace);
     for (const annotation of annotations) core.error(annotation.message, annotation.properties);
@@ -145,7 +148,7 @@ async function runWithSignals(
       env: agentEnvironment(env, inputs),
       signal: controller.signal,
       runUrl: ctx.runUrl,
-      onEvent: runner.createGithubRenderer(write ?? ((line) => process.stdout.write(`${line}\n`))),
+      onEvent: runner.createGithubRenderer(write ?? ((chunk) => process.stdout.write(chunk))),
     });
   } finally {
     process.off("SIGINT", abort);
@@ -159,7 +162,7 @@ async function postComment(
   issueNumber: number | undefined,
   result: ActionRunResult,
   name: string,
-  client: () => GitHubClient | undefined,
+  client: () => Promise<GitHubClient | undefined>,
   apiOptions: ApiCallOptions | undefined,
 ): Promise<string> {
   if (inputs.comment === "false") return "";
@@ -171,7 +174,7 @@ async function postComment(
     core.info("agent-run: no PR comment (comment: on-change and the patch is empty)");
     return "";
   }
-  const github = client();
+  const github = await client();
   if (!github) {
     core.warning("agent-run: no github-token; the PR comment was not posted");
     return "";

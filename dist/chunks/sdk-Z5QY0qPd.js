@@ -1,0 +1,1 @@
+export{t as default}from"./sdk-Cy7J4Qm0.js";

@@ -1,0 +1,218 @@
+/**
+ * The built action (dist/index.js) run as the Actions runner runs it, against a fake GitHub REST
+ * API and the mock LLM server, both on loopback. Rebuild dist/ (npm run build) before running.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { type ActionRun, runActionBundle } from "./fake-github/actions-runner.ts";
+import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
+import { type MockLlm, type MockReply, startMockLlm } from "./mock-llm/server.ts";
+
+const root = path.join(import.meta.dirname, "..");
+const main = path.join(root, "dist/index.js");
+const fixtures = path.join(import.meta.dirname, "fake-github/fixtures");
+const API_KEY = "sk-ant-e2e-secret-0123456789";
+const TOKEN = "ghs_e2eTokenAbcdef0123456789";
+const MARKER = "<!-- agent-run:task=e2e-task -->";
+
+const writeHello: MockReply = {
+  toolCalls: [{ name: "write", arguments: { path: "hello.txt", content: "hello from the agent\n" } }],
+  usage: { input: 1200, output: 40 },
+};
+const done: MockReply = { text: "Wrote hello.txt.", usage: { input: 1300, output: 12 } };
+const nothing: MockReply = { text: "Nothing to change.", usage: { input: 900, output: 8 } };
+
+const TASK = (extra = "") => `name: e2e-task
+model: anthropic:claude-sonnet-4-6
+prompt: Create hello.txt.
+tools: [read, write]
+${extra}`;
+
+let llm: MockLlm | undefined;
+let github: FakeGitHub | undefined;
+afterEach(async () => {
+  await llm?.close();
+  await github?.close();
+  llm = undefined;
+  github = undefined;
+});
+
+async function start(script: MockReply[] | ((i: number) => MockReply), gh: FakeGitHubOptions = {}) {
+  llm = await startMockLlm({ script: typeof script === "function" ? (i) => script(i) : script });
+  github = await startFakeGitHub(gh);
+  return { llm, github };
+}
+
+async function runStep(options: {
+  event?: "pull_request" | "issue_comment" | "workflow_dispatch";
+  inputs?: Record<string, string>;
+  task?: string;
+}): Promise<ActionRun & { workspace: string }> {
+  const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-action-e2e-"));
+  await writeFile(path.join(workspace, "task.yml"), options.task ?? TASK());
+  await writeFile(path.join(workspace, "README.md"), "# demo\n");
+  const event = options.event ?? "pull_request";
+  const payload =
+    event === "workflow_dispatch"
+      ? {}
+      : JSON.parse(await readFile(path.join(fixtures, `${event}.json`), "utf8"));
+  const run = await runActionBundle({
+    main,
+    eventName: event,
+    payload,
+    workspace,
+    inputs: {
+      task: "task.yml",
+      "anthropic-api-key": API_KEY,
+      "github-token": TOKEN,
+      comment: "true",
+      ...options.inputs,
+    },
+    env: { GITHUB_API_URL: github?.url ?? "", ANTHROPIC_BASE_URL: llm?.url ?? "" },
+  });
+  return { ...run, workspace };
+}
+
+const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.method === method);
+
+describe.runIf(existsSync(main))("dist/index.js as a workflow step", () => {
+  test("pull_request: the first run creates the comment, the second updates it; outputs parsed back", async () => {
+    const { github, llm } = await start((i) => (i % 2 === 0 ? writeHello : done));
+
+    const first = await runStep({});
+    expect(first.stderr).not.toContain(API_KEY);
+    expect(first.exitCode).toBe(0);
+    expect(github.comments).toHaveLength(1);
+    const comment = github.comments[0]!;
+    expect(comment.issueNumber).toBe(42);
+    expect(comment.body.startsWith(`${MARKER}\n`)).toBe(true);
+    expect(first.outputs).toEqual({
+      conclusion: "success",
+      "exit-code": "0",
+      patch: path.join(first.workspace, ".agent-run/patch.diff"),
+      "changed-files": "hello.txt",
+      "cost-usd": expect.stringMatching(/^\d+(\.\d+)?$/),
+      turns: "2",
+      usage: path.join(first.workspace, ".agent-run/usage.json"),
+      summary: path.join(first.workspace, ".agent-run/summary.md"),
+      "comment-url": comment.html_url,
+    });
+    expect(await readFile(first.outputs.patch!, "utf8")).toContain("+hello from the agent");
+    const summary = await readFile(first.outputs.summary!, "utf8");
+    expect(first.stepSummary.trim()).toBe(summary.trim());
+    expect(comment.body).toBe(`${MARKER}\n${summary}`);
+
+    // Secrets: masked before anything else is logged, and never handed to the tools' env as inputs.
+    const lines = first.stdout.split("\n");
+    expect(lines.slice(0, 2)).toEqual(
+      expect.arrayContaining([`::add-mask::${API_KEY}`, `::add-mask::${TOKEN}`]),
+    );
+    expect(first.stdout.split(API_KEY)).toHaveLength(2);
+    expect(first.stdout).toMatch(/^::group::/m);
+    const auth = llm.requests[0]?.headers;
+    expect([auth?.["x-api-key"], auth?.authorization]).toContain(
+      auth?.["x-api-key"] ? API_KEY : `Bearer ${API_KEY}`,
+    );
+    expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
+
+    const second = await runStep({});
+    expect(second.exitCode).toBe(0);
+    expect(github.comments).toHaveLength(1);
+    expect(calls(github, "POST")).toHaveLength(1);
+    expect(calls(github, "PATCH")).toHaveLength(1);
+    expect(second.outputs["comment-url"]).toBe(comment.html_url);
+    expect(github.comments[0]?.body).toBe(`${MARKER}\n${await readFile(second.outputs.summary!, "utf8")}`);
+  });
+
+  test("comment: on-change with an empty patch posts nothing", async () => {
+    const { github } = await start([nothing]);
+    const run = await runStep({ inputs: { comment: "on-change" } });
+    expect(run.exitCode).toBe(0);
+    expect(run.outputs).toMatchObject({ conclusion: "success", "changed-files": "", "comment-url": "" });
+    expect(await readFile(run.outputs.patch!, "utf8")).toBe("");
+    expect(github.requests).toEqual([]);
+    expect(run.stdout).toContain("no PR comment (comment: on-change and the patch is empty)");
+    expect(run.stepSummary).not.toBe("");
+  });
+
+  test("issue_comment: a commenter without write permission is refused, nothing runs", async () => {
+    const { github, llm } = await start([writeHello, done], { roles: { "drive-by-user": "read" } });
+    const run = await runStep({ event: "issue_comment" });
+    expect(run.exitCode).toBe(0);
+    expect(llm.requests).toEqual([]);
+    expect(github.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "GET /repos/octo-org/octo-repo/collaborators/drive-by-user/permission",
+    ]);
+    expect(run.stdout).toContain(
+      "::notice title=agent-run refused the trigger::agent-run: @drive-by-user has read permission on octo-org/octo-repo; a run needs write or admin: not running",
+    );
+    expect(run.outputs).toMatchObject({ conclusion: "skipped", "exit-code": "0", "comment-url": "" });
+    expect(existsSync(path.join(run.workspace, ".agent-run"))).toBe(false);
+  });
+
+  test("issue_comment: a commenter with write permission runs the task and gets the comment", async () => {
+    const { github, llm } = await start([writeHello, done], { roles: { "drive-by-user": "write" } });
+    const run = await runStep({ event: "issue_comment" });
+    expect(run.exitCode).toBe(0);
+    expect(llm.requests).toHaveLength(2);
+    expect(run.stdout).toContain("@drive-by-user has write permission on octo-org/octo-repo: running");
+    expect(github.comments).toHaveLength(1);
+    expect(run.outputs["comment-url"]).toBe(github.comments[0]?.html_url);
+  });
+
+  test("a 403 from a read-only token is a warning: the step passes, outputs and summary are written", async () => {
+    const { github } = await start([writeHello, done], {
+      faults: [
+        { method: "POST", path: "/comments", status: 403, message: "Resource not accessible by integration" },
+      ],
+    });
+    const run = await runStep({});
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(
+      /^::warning title=agent-run%3A PR comment not posted::GitHub API: creating a comment on #42 failed \(HTTP 403\)/m,
+    );
+    expect(run.outputs).toMatchObject({
+      conclusion: "success",
+      "changed-files": "hello.txt",
+      "comment-url": "",
+    });
+    expect(run.stepSummary).toContain("hello.txt");
+    expect(github.comments).toEqual([]);
+  });
+
+  test("a 429 with a short retry-after is waited out; a long one is a warning", async () => {
+    const { github } = await start((i) => (i % 2 === 0 ? writeHello : done), {
+      faults: [{ method: "POST", path: "/comments", status: 429, retryAfter: 1, times: 1 }],
+    });
+    const retried = await runStep({});
+    expect(retried.exitCode).toBe(0);
+    expect(calls(github, "POST").map((r) => r.status)).toEqual([429, 201]);
+    expect(retried.outputs["comment-url"]).toBe(github.comments[0]?.html_url);
+
+    github.faults.push({ path: "/comments", status: 429, retryAfter: 3600 });
+    const limited = await runStep({});
+    expect(limited.exitCode).toBe(0);
+    expect(limited.stdout).toContain("rate limited; GitHub asked to wait 3600 s");
+    expect(limited.outputs).toMatchObject({ conclusion: "success", "comment-url": "" });
+    expect(limited.stepSummary).not.toBe("");
+  });
+
+  test("a limit fails the step with exit 3 and an ::error:: at the spec's limits line", async () => {
+    await start([writeHello]);
+    const run = await runStep({ task: TASK("limits:\n  max_turns: 1\n"), event: "workflow_dispatch" });
+    expect(run.exitCode).toBe(3);
+    expect(run.outputs).toMatchObject({
+      conclusion: "limit",
+      "exit-code": "3",
+      turns: "1",
+      "comment-url": "",
+    });
+    expect(run.stdout).toMatch(
+      /^::error title=agent-run limit,file=task\.yml,line=5::agent-run: stopped by a limit/m,
+    );
+    expect(run.stdout).toContain("no PR comment (the workflow_dispatch event has no pull request)");
+  });
+});
