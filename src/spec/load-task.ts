@@ -5,6 +5,7 @@ import { SpecError, type SpecProblem } from "./errors.ts";
 import { normalizeSpec } from "./normalize.ts";
 import { positionOf, type SourceMap } from "./positions.ts";
 import { taskSchema } from "./schema.ts";
+import { closest } from "./suggest.ts";
 import type { LoadedTask, LoadTaskOptions } from "./types.ts";
 import { problemsFromIssues } from "./zod-issues.ts";
 
@@ -70,12 +71,14 @@ export function parseTask(text: string, file: string, options: LoadTaskOptions =
       },
     ]);
   }
+  const defaultName = path.basename(file).replace(/\.(ya?ml)$/i, "");
   const parsed = taskSchema.safeParse(value);
   if (!parsed.success) {
-    throw new SpecError("spec_invalid", problemsFromIssues(parsed.error.issues, value, taskSchema, map));
+    const problems = problemsFromIssues(parsed.error.issues, value, taskSchema, map);
+    problems.push(...problemsInValidSections(value, parsed.error.issues, map, defaultName, options));
+    throw new SpecError("spec_invalid", dedupe(problems));
   }
 
-  const defaultName = path.basename(file).replace(/\.(ya?ml)$/i, "");
   const { spec, problems } = normalizeSpec(parsed.data, map, defaultName, options);
   if (!spec || problems.length > 0) throw new SpecError("spec_invalid", dedupe(problems));
   return { file: path.resolve(file), dir: path.dirname(path.resolve(file)), name: spec.name, spec };
@@ -109,6 +112,40 @@ export function parseInlineTask(options: LoadTaskOptions & { cwd: string }): Loa
   const file = path.join(options.cwd, "inline-task.yml");
   const task = parseTask("{}\n", file, options);
   return { ...task, file: "", dir: path.resolve(options.cwd) };
+}
+
+/**
+ * The checks after the schema (templates, variables, globs, providers) for the top-level sections
+ * the schema accepted, so one pass reports a bad duration and an undefined variable together.
+ * Sections with schema problems are left out rather than guessed at.
+ */
+function problemsInValidSections(
+  value: unknown,
+  issues: readonly { path: PropertyKey[]; code: string; keys?: string[] }[],
+  map: SourceMap,
+  defaultName: string,
+  options: LoadTaskOptions,
+): SpecProblem[] {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
+  const broken = new Set<string>();
+  for (const issue of issues) {
+    if (issue.path.length > 0) broken.add(String(issue.path[0]));
+    else if (issue.code === "unrecognized_keys") for (const key of issue.keys ?? []) broken.add(key);
+    else return [];
+  }
+  const pruned = Object.fromEntries(Object.entries(value).filter(([key]) => !broken.has(key)));
+  const retry = taskSchema.safeParse(pruned);
+  if (!retry.success) return [];
+  const { problems } = normalizeSpec(retry.data, map, defaultName, options);
+  return problems.filter((problem) => {
+    const section = problem.path.split(/[.[]/, 1)[0] ?? "";
+    const missing = /^missing required field '(.+)'$/.exec(problem.message)?.[1];
+    const undefinedVar = broken.has("vars") && problem.message.startsWith("undefined variable");
+    // `promt:` is one problem, not also a missing `prompt`.
+    const misspelt =
+      missing !== undefined && (broken.has(missing) || closest(missing, [...broken]) !== undefined);
+    return !broken.has(section) && !misspelt && !undefinedVar;
+  });
 }
 
 function yamlMessage(message: string): string {
