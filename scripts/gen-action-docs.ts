@@ -16,26 +16,31 @@ interface ActionYml {
 
 const cell = (text: string): string => text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|").trim();
 
+/** A Markdown table with padded columns, as Biome formats Markdown (so `biome format` keeps it). */
+export function markdownTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(3, h.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
+  return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
 /** The two tables for an action.yml's text. */
 export function renderActionTables(actionYml: string): { inputs: string; outputs: string } {
   const action = parse(actionYml) as ActionYml;
-  const inputs = [
-    "| Input | Description | Default |",
-    "| --- | --- | --- |",
-    ...Object.entries(action.inputs ?? {}).map(
-      ([name, input]) =>
-        `| \`${name}\` | ${cell(input.description ?? "")}${input.required ? " **Required.**" : ""} | ${
-          input.default === undefined ? "" : `\`${cell(String(input.default))}\``
-        } |`,
-    ),
-  ].join("\n");
-  const outputs = [
-    "| Output | Description |",
-    "| --- | --- |",
-    ...Object.entries(action.outputs ?? {}).map(
-      ([name, output]) => `| \`${name}\` | ${cell(output.description ?? "")} |`,
-    ),
-  ].join("\n");
+  const inputs = markdownTable(
+    ["Input", "Description", "Default"],
+    Object.entries(action.inputs ?? {}).map(([name, input]) => [
+      `\`${name}\``,
+      `${cell(input.description ?? "")}${input.required ? " **Required.**" : ""}`,
+      input.default === undefined ? "" : `\`${cell(String(input.default))}\``,
+    ]),
+  );
+  const outputs = markdownTable(
+    ["Output", "Description"],
+    Object.entries(action.outputs ?? {}).map(([name, output]) => [
+      `\`${name}\``,
+      cell(output.description ?? ""),
+    ]),
+  );
   return { inputs, outputs };
 }
 
