@@ -50,6 +50,7 @@ async function runStep(options: {
   event?: "pull_request" | "issue_comment" | "workflow_dispatch";
   inputs?: Record<string, string>;
   task?: string;
+  interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
 }): Promise<ActionRun & { workspace: string }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-action-e2e-"));
   await writeFile(path.join(workspace, "task.yml"), options.task ?? TASK());
@@ -72,13 +73,14 @@ async function runStep(options: {
       ...options.inputs,
     },
     env: { GITHUB_API_URL: github?.url ?? "", ANTHROPIC_BASE_URL: llm?.url ?? "" },
+    interrupt: options.interrupt,
   });
   return { ...run, workspace };
 }
 
 const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.method === method);
 
-describe.runIf(existsSync(main))("dist/index.js as a workflow step", () => {
+describe("dist/index.js as a workflow step", () => {
   test("pull_request: the first run creates the comment, the second updates it; outputs parsed back", async () => {
     const { github, llm } = await start((i) => (i % 2 === 0 ? writeHello : done));
 
@@ -214,5 +216,31 @@ describe.runIf(existsSync(main))("dist/index.js as a workflow step", () => {
       /^::error title=agent-run limit,file=task\.yml,line=5::agent-run: stopped by a limit/m,
     );
     expect(run.stdout).toContain("no PR comment (the workflow_dispatch event has no pull request)");
+  });
+
+  test("a spec error fails the step with exit 2 and an ::error:: at its line and column", async () => {
+    const { llm } = await start([done]);
+    const run = await runStep({ task: TASK().replace("tools: [read, write]", "tools: [read, bsh]") });
+    expect(run.exitCode).toBe(2);
+    expect(llm.requests).toEqual([]);
+    expect(run.stdout).toMatch(
+      /^::error title=agent-run%3A task spec error,file=task\.yml,line=4,col=\d+::agent-run: tools\[1\]: /m,
+    );
+    expect(run.outputs).toMatchObject({
+      conclusion: "error",
+      "exit-code": "2",
+      patch: "",
+      "comment-url": "",
+    });
+    expect(run.stepSummary).toContain("nothing was run");
+  });
+
+  test("a cancelled job (SIGTERM) ends the run as interrupted, exit 143, outputs still written", async () => {
+    await start([{ ...writeHello, firstByteDelayMs: 30_000 }]);
+    const run = await runStep({ interrupt: { signal: "SIGTERM", whenStdoutHas: "::group::turn 1" } });
+    expect(run.exitCode).toBe(143);
+    expect(run.outputs).toMatchObject({ conclusion: "interrupted", "exit-code": "143" });
+    expect(existsSync(run.outputs.usage!)).toBe(true);
+    expect(run.stdout).toMatch(/^::error title=agent-run interrupted::agent-run: interrupted/m);
   });
 });

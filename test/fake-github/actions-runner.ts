@@ -29,6 +29,8 @@ export interface RunActionOptions {
   env?: Record<string, string>;
   /** Default: 60 000 ms. */
   timeoutMs?: number;
+  /** Sends `signal` to the step once its stdout contains `whenStdoutHas` (as a cancelled job gets). */
+  interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
 }
 
 /** The runner's name for an input's variable. */
@@ -62,7 +64,7 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
   };
   for (const [name, value] of Object.entries(options.inputs)) env[inputVariable(name)] = value;
   const child = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
+    const proc = execFile(
       process.execPath,
       [options.main],
       { cwd: options.workspace, env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
@@ -71,6 +73,17 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
         resolve({ code, stdout, stderr });
       },
     );
+    const interrupt = options.interrupt;
+    if (interrupt) {
+      let seen = "";
+      const watch = (chunk: Buffer | string) => {
+        seen += String(chunk);
+        if (!seen.includes(interrupt.whenStdoutHas)) return;
+        proc.stdout?.off("data", watch);
+        proc.kill(interrupt.signal);
+      };
+      proc.stdout?.on("data", watch);
+    }
   });
   return {
     exitCode: child.code,
