@@ -30,8 +30,8 @@ function hooksFor(rules: string, env: NodeJS.ProcessEnv = { PATH: process.env.PA
     getCost: () => 0,
   });
   const before = hooks.beforeToolCall!;
-  const call = (name: string, args: Record<string, unknown>) =>
-    before(ctx(name, args), new AbortController().signal);
+  const call = (name: string, args: Record<string, unknown>, signal = new AbortController().signal) =>
+    before(ctx(name, args), signal);
   return { call, events };
 }
 
@@ -165,6 +165,19 @@ describe("before_tool_call command hooks", () => {
       exitCode: null,
       outcome: "error",
     });
+  });
+
+  test("aborting the run kills a running hook and is not reported as a hook failure", async () => {
+    const { call, events } = hooksFor(`    - run: sleep 30\n`);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const started = Date.now();
+    expect(await call("bash", { command: "ls" }, controller.signal)).toEqual({
+      block: true,
+      reason: "the run was aborted",
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(events.some((e) => e.type === "hook_failed")).toBe(false);
   });
 
   test("huge stdout neither blows memory nor the reason: output is bounded", async () => {

@@ -45,6 +45,10 @@ export function createAfterToolCall(rules: AfterToolCallRule[], deps: HookDeps):
       const before =
         target === undefined ? undefined : await readQuietly(path.resolve(deps.workspace, target));
       const run = await runCommandHook(call, deps, signal);
+      if (run.result.canceled) {
+        emitHookEnd(deps, call, run, "none", { reason: "the run was aborted" });
+        break;
+      }
       const abnormal = abnormalEnd(run, rule.timeoutMs);
       const code = run.result.exitCode;
       const label = `[after_tool_call \`${run.command}\``;

@@ -42,6 +42,11 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
         tool: { name: toolCall.name, id: toolCall.id, args },
       };
       const run = await runCommandHook(call, deps, signal);
+      if (run.result.canceled) {
+        // The run is ending; the call will not run either way, and this is no hook failure.
+        emitHookEnd(deps, call, run, "block", { reason: "the run was aborted" });
+        return { block: true, reason: "the run was aborted" };
+      }
       const abnormal = abnormalEnd(run, rule.timeoutMs);
       const code = run.result.exitCode;
       if (abnormal !== undefined || (code !== 0 && code !== 2)) {
