@@ -99,6 +99,12 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         );
         break;
       }
+      case "message_update":
+        if (event.event.type === "retry") {
+          const { attempt, delayMs, reason } = event.event;
+          out(paint("yellow", `  ↻ ${shortArgs("", reason, 120)}: retry ${attempt} in ${formatMs(delayMs)}`));
+        }
+        break;
       case "hook_decision":
         if (event.hook === "beforeStop") {
           out(

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Agent } from "../core/agent.ts";
 import type { AgentRunOutcome } from "../core/events.ts";
 import type { StreamFunction } from "../core/provider.ts";
+import type { Model } from "../core/types.ts";
 import { errorText } from "../core/validate.ts";
 import { createHooks } from "../hooks/index.ts";
 import type { Conclusion, WorkspaceDiff } from "../output/index.ts";
@@ -35,6 +36,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   const task = await loadTaskFor(options, env);
   const spec = task.spec;
 
+  // Configuration problems (a missing API key, a bad replay file) are usage errors: found here,
+  // before anything is written, they throw ProviderConfigError and the CLI exits 2.
+  let stream: StreamFunction = createProviderRouter({
+    env,
+    ...(options.replay ? { replay: await loadReplayFile(options.replay) } : { models: taskModels(task) }),
+  });
+  const recorder = options.record ? createRecorder(stream, options.record) : undefined;
+  if (recorder) stream = recorder;
+
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
   await mkdir(outDir, { recursive: true });
@@ -65,7 +75,6 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   let outcome: AgentRunOutcome | undefined;
   let crash: string | undefined;
   let snapshot: WorkspaceSnapshot | undefined;
-  let recorder: ReturnType<typeof createRecorder> | undefined;
   try {
     snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
     const tools = buildTools(task, workspace, outDir, env);
@@ -79,17 +88,6 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
       execution: spec.execution,
       startedAt: new Date(started).toISOString(),
     });
-
-    let stream: StreamFunction;
-    if (options.replay) {
-      stream = createProviderRouter({ env, replay: await loadReplayFile(options.replay) });
-    } else {
-      stream = createProviderRouter({ env });
-    }
-    if (options.record) {
-      recorder = createRecorder(stream, options.record);
-      stream = recorder;
-    }
 
     const hooks = createHooks(task, {
       workspace,
@@ -234,6 +232,13 @@ function conclude(
       };
     }
   }
+}
+
+/** Every model the task may call, so a missing API key is reported before the first turn. */
+function taskModels(task: LoadedTask): Model[] {
+  const models = [task.spec.model];
+  for (const rule of task.spec.hooks.prepareNextTurn) if (rule.model) models.push(rule.model);
+  return models;
 }
 
 function firstLine(text: string): string {
