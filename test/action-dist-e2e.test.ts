@@ -80,7 +80,7 @@ async function runStep(options: {
 
 const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.method === method);
 
-describe("dist/index.js as a workflow step", () => {
+describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
   test("pull_request: the first run creates the comment, the second updates it; outputs parsed back", async () => {
     const { github, llm } = await start((i) => (i % 2 === 0 ? writeHello : done));
 
