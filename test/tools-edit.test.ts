@@ -144,4 +144,43 @@ describe("edit", () => {
       run(tool, { path: ".git/config", edits: [{ oldText: "core", newText: "x" }] }),
     ).rejects.toThrow('".git/config" is protected (matches ".git/**"); it cannot be edited.');
   });
+
+  test("an edit deep in a long file numbers its diff from the file's start", async () => {
+    const long = `${Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+    const root = await makeWorkspace({ "long.txt": long });
+    const result = await run(createEditTool(root), {
+      path: "long.txt",
+      edits: [{ oldText: "line 150\n", newText: "line 150 changed\nline 150b\n" }],
+    });
+    expect(result.details.firstChangedLine).toBe(150);
+    expect(result.details.diff).toBe(
+      [
+        " 147 line 147",
+        " 148 line 148",
+        " 149 line 149",
+        "-150 line 150",
+        "+150 line 150 changed",
+        "+151 line 150b",
+        " 152 line 151",
+        " 153 line 152",
+        " 154 line 153",
+      ].join("\n"),
+    );
+    expect(result.details.patch).toContain("@@ -147,7 +147,8 @@");
+    const copy = await makeWorkspace({ "long.txt": long, "p.patch": result.details.patch });
+    execFileSync("git", ["apply", "p.patch"], { cwd: copy });
+    expect(await readFile(join(copy, "long.txt"), "utf8")).toBe(
+      await readFile(join(root, "long.txt"), "utf8"),
+    );
+  });
+
+  test("a multi-line edit keeps CRLF in a CRLF file on the exact path too, and keeps non-UTF-8 bytes", async () => {
+    const root = await makeWorkspace({
+      "w.txt": Buffer.concat([Buffer.from("a\r\nb\r\n"), Buffer.from([0xff, 0x0d, 0x0a])]),
+    });
+    await run(createEditTool(root), { path: "w.txt", edits: [{ oldText: "a\nb", newText: "x\ny\nz" }] });
+    expect(await readFile(join(root, "w.txt"))).toEqual(
+      Buffer.concat([Buffer.from("x\r\ny\r\nz\r\n"), Buffer.from([0xff, 0x0d, 0x0a])]),
+    );
+  });
 });

@@ -43,8 +43,11 @@ function countNewlines(text: string, end: number): number {
   return count;
 }
 
-/** Diffs `before` and `after` of the file at `path` (root-relative, forward slashes). */
-export function diffEdit(path: string, before: string, after: string): EditDiff {
+/**
+ * Diffs `before` and `after` of the file at `path` (root-relative, forward slashes). When they are
+ * a window of the file, `lineOffset` is the number of lines above it.
+ */
+export function diffEdit(path: string, before: string, after: string, lineOffset = 0): EditDiff {
   if (before === after) return { patch: "", diff: "", firstChangedLine: undefined };
   let prefix = 0;
   const shortest = Math.min(before.length, after.length);
@@ -59,7 +62,7 @@ export function diffEdit(path: string, before: string, after: string): EditDiff 
   const windowStart = moveBackLines(before, lineStartBefore(before, prefix), CONTEXT_LINES);
   const beforeEnd = moveForwardLines(before, before.length - suffix, CONTEXT_LINES + 1);
   const afterEnd = moveForwardLines(after, after.length - suffix, CONTEXT_LINES + 1);
-  const lineOffset = countNewlines(before, windowStart);
+  const linesAbove = lineOffset + countNewlines(before, windowStart);
   const structured = structuredPatch(
     `a/${path}`,
     `b/${path}`,
@@ -73,8 +76,8 @@ export function diffEdit(path: string, before: string, after: string): EditDiff 
     ...structured,
     hunks: structured.hunks.map((hunk) => ({
       ...hunk,
-      oldStart: hunk.oldStart + lineOffset,
-      newStart: hunk.newStart + lineOffset,
+      oldStart: hunk.oldStart + linesAbove,
+      newStart: hunk.newStart + linesAbove,
     })),
   };
   return {

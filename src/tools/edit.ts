@@ -1,7 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
-import { diffEdit } from "./edit-diff.ts";
+import { exactBytesEdit } from "./edit-bytes.ts";
+import { diffEdit, type EditDiff } from "./edit-diff.ts";
 import { findMatches, lineOf, nearestCandidates } from "./edit-match.ts";
 import { createProtectedPathCheck } from "./protected-paths.ts";
 import { truncateHead } from "./truncate.ts";
@@ -10,7 +11,8 @@ import { createWorkspace } from "./workspace-path.ts";
 /** File access of the edit tool, swappable in tests. */
 export interface EditOperations {
   readFile(path: string): Promise<Buffer>;
-  writeFile(path: string, content: string): Promise<void>;
+  /** Writes the parts in order as the whole new file (strings as UTF-8). */
+  writeFile(path: string, parts: (string | Uint8Array)[]): Promise<void>;
 }
 
 export interface EditToolOptions {
@@ -49,9 +51,32 @@ export interface EditToolDetails {
   fuzzyEdits: number[];
 }
 
+const WRITE_SLICE_CHARS = 1024 * 1024;
+
 const defaultOperations: EditOperations = {
   readFile: (path) => readFile(path),
-  writeFile: (path, content) => writeFile(path, content, "utf8"),
+  writeFile: async (path, parts) => {
+    const handle = await open(path, "w");
+    try {
+      for (const part of parts) {
+        if (typeof part !== "string") {
+          await handle.write(part);
+          continue;
+        }
+        // Slice by slice: encoding a big string in one go would hold a second full copy as a Buffer.
+        let start = 0;
+        while (start < part.length) {
+          let end = Math.min(part.length, start + WRITE_SLICE_CHARS);
+          // Never split a surrogate pair between two slices.
+          if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+          await handle.write(part.slice(start, end), null, "utf8");
+          start = end;
+        }
+      }
+    } finally {
+      await handle.close();
+    }
+  },
 };
 
 /** Accepts the single-edit form `{ path, oldText, newText }` that models often send. */
@@ -91,40 +116,31 @@ export function createEditTool(
       }
       if (!target.stats) throw new Error(`"${target.relative}" does not exist; use write to create it.`);
       if (target.stats?.isDirectory()) throw new Error(`"${target.relative}" is a folder; give a file path.`);
-      const raw = (await operations.readFile(target.real)).toString("utf8");
-      const bom = raw.startsWith("\uFEFF");
-      const withoutBom = bom ? raw.slice(1) : raw;
-      const crlf = usesCrlf(withoutBom);
-      const original = crlf ? withoutBom.replace(/\r\n/g, "\n") : withoutBom;
-
-      let content = original;
-      let replacements = 0;
-      const fuzzyEdits: number[] = [];
-      params.edits.forEach((edit, index) => {
+      for (const [index, edit] of params.edits.entries()) {
         const label = params.edits.length > 1 ? `Edit ${index + 1} of ${params.edits.length}` : "The edit";
-        const oldText = crlf ? edit.oldText.replace(/\r\n/g, "\n") : edit.oldText;
-        const newText = crlf ? edit.newText.replace(/\r\n/g, "\n") : edit.newText;
-        if (oldText.length === 0)
+        if (edit.oldText.length === 0) {
           throw new Error(`${label}: oldText is empty; use write to create or replace a file.`);
-        if (oldText === newText)
-          throw new Error(`${label}: oldText and newText are the same; nothing to change.`);
-        const outcome = findMatches(content, oldText, { replaceAll: edit.replaceAll ?? false });
-        if (!outcome.ok) throw new Error(matchError(label, target.relative, content, oldText, outcome));
-        const pieces: string[] = [];
-        let last = 0;
-        for (const range of outcome.ranges) {
-          pieces.push(content.slice(last, range.start), newText);
-          last = range.end;
         }
-        pieces.push(content.slice(last));
-        content = pieces.join("");
-        replacements += outcome.ranges.length;
-        if (outcome.fuzzy) fuzzyEdits.push(index);
-      });
-
-      const restored = (bom ? "\uFEFF" : "") + (crlf ? content.replace(/\n/g, "\r\n") : content);
-      await operations.writeFile(target.real, restored);
-      const { diff, patch, firstChangedLine } = diffEdit(target.relative, original, content);
+        if (edit.oldText === edit.newText)
+          throw new Error(`${label}: oldText and newText are the same; nothing to change.`);
+      }
+      const bytes = await operations.readFile(target.real);
+      const fast = params.edits.length === 1 ? exactBytesEdit(bytes, params.edits[0]!) : undefined;
+      let replacements: number;
+      const fuzzyEdits: number[] = [];
+      let changes: EditDiff;
+      if (fast) {
+        await operations.writeFile(target.real, fast.parts);
+        replacements = fast.replacements;
+        changes = diffEdit(target.relative, fast.before, fast.after, fast.lineOffset);
+      } else {
+        const applied = applyAsText(bytes.toString("utf8"), params.edits, target.relative);
+        await operations.writeFile(target.real, [applied.restored]);
+        replacements = applied.replacements;
+        fuzzyEdits.push(...applied.fuzzyEdits);
+        changes = diffEdit(target.relative, applied.original, applied.content);
+      }
+      const { diff, patch, firstChangedLine } = changes;
       const fuzzyNote =
         fuzzyEdits.length > 0
           ? ` (${fuzzyEdits.length === params.edits.length ? "matched" : `${fuzzyEdits.length} matched`} after normalizing whitespace/quotes)`
@@ -137,6 +153,40 @@ export function createEditTool(
       };
     },
   };
+}
+
+/**
+ * The string path: edits applied in order to the decoded text (line breaks as LF when the file is
+ * all CRLF, BOM set aside), each matched exactly or else tolerantly. Throws on the first edit that
+ * does not match exactly once; nothing is written then.
+ */
+function applyAsText(raw: string, edits: EditItem[], path: string) {
+  const bom = raw.startsWith("\uFEFF");
+  const withoutBom = bom ? raw.slice(1) : raw;
+  const crlf = usesCrlf(withoutBom);
+  const original = crlf ? withoutBom.replace(/\r\n/g, "\n") : withoutBom;
+  let content = original;
+  let replacements = 0;
+  const fuzzyEdits: number[] = [];
+  for (const [index, edit] of edits.entries()) {
+    const label = edits.length > 1 ? `Edit ${index + 1} of ${edits.length}` : "The edit";
+    const oldText = crlf ? edit.oldText.replace(/\r\n/g, "\n") : edit.oldText;
+    const newText = crlf ? edit.newText.replace(/\r\n/g, "\n") : edit.newText;
+    const outcome = findMatches(content, oldText, { replaceAll: edit.replaceAll ?? false });
+    if (!outcome.ok) throw new Error(matchError(label, path, content, oldText, outcome));
+    const pieces: string[] = [];
+    let last = 0;
+    for (const range of outcome.ranges) {
+      pieces.push(content.slice(last, range.start), newText);
+      last = range.end;
+    }
+    pieces.push(content.slice(last));
+    content = pieces.join("");
+    replacements += outcome.ranges.length;
+    if (outcome.fuzzy) fuzzyEdits.push(index);
+  }
+  const restored = (bom ? "\uFEFF" : "") + (crlf ? content.replace(/\n/g, "\r\n") : content);
+  return { original, content, restored, replacements, fuzzyEdits };
 }
 
 /** True when every line break is CRLF (mixed files are edited as they are). */

@@ -7,6 +7,7 @@
  * starts, the tail holds the final status.
  */
 export interface HeadTailBuffer {
+  /** May keep a view of `chunk` (no copy): do not modify a chunk after writing it. */
   write(chunk: Buffer): void;
   /** Bytes written in total. */
   readonly totalBytes: number;
@@ -79,7 +80,8 @@ export function createHeadTailBuffer(maxBytes: number): HeadTailBuffer {
         tailSize = tailMax;
         return;
       }
-      tailChunks.push(Buffer.from(rest));
+      // Stream chunks are fresh buffers, never reused by Node: keeping a view saves a copy per chunk.
+      tailChunks.push(rest);
       tailSize += rest.length;
       trimTail();
     },
