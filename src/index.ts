@@ -1,1 +1,39 @@
+/**
+ * The agent-run library: the agent core, its built-in tools, the providers, and the runner that
+ * the CLI and the action use (`runTask`).
+ */
 export * from "./core/index.ts";
+export type { Conclusion, RunRecord, WorkspaceDiff } from "./output/index.ts";
+export {
+  createProvider,
+  createProviderRouter,
+  createRecorder,
+  createReplayProvider,
+  loadReplayFile,
+  modelLabel,
+  ProviderConfigError,
+  type ProviderConfigErrorCode,
+  type ProviderDeps,
+  parseModelRef,
+  priceFor,
+  type ReplaySession,
+} from "./providers/index.ts";
+export {
+  createTextRenderer,
+  EXIT,
+  type RunEvent,
+  type RunResult,
+  type RunTaskOptions,
+  runTask,
+} from "./run/index.ts";
+export {
+  formatSpecProblems,
+  type LoadedTask,
+  loadTask,
+  SpecError,
+  type SpecProblem,
+  type TaskSpec,
+  taskJsonSchema,
+} from "./spec/index.ts";
+export * from "./tools/index.ts";
+export { VERSION } from "./version.ts";

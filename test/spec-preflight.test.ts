@@ -87,7 +87,7 @@ hooks:
       [
         "traps.yml:2:9 prompt: env.SECRET_TOKEN looks like a secret: the model, the transcript and the outputs will see its value",
         "traps.yml:5:5 tools[1]: bash has no timeout: commands get the tool's default, and the model may ask for longer (expected timeout: 120s (or what your commands need))",
-        "traps.yml:7:35 tools[1].bash.deny[1]: deny 'curl *' can never apply: with an allow list only matching commands run, and none of them can match it",
+        "traps.yml:7:35 tools[1].bash.deny[1]: deny 'curl *' is redundant: the allow list already refuses every command it matches (it only makes the refusal's reason clearer)",
         "traps.yml:8:25 limits.max_cost_usd: max_cost_usd cannot be enforced: no price is known for openai-compatible:qwen3 (expected model.pricing: { input, output } in USD per million tokens)",
         "traps.yml:11:22 hooks.before_tool_call[0].match.tool: this rule can never fire: write is not in tools",
       ].join("\n"),

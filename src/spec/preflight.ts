@@ -117,7 +117,7 @@ export async function checkTask(
         if (!allow.some((a) => prefixesOverlap(literalPrefix(a), literalPrefix(pattern)))) {
           warnings.push({
             ...at([...toolPath, "bash", "deny", i]),
-            message: `deny '${pattern}' can never apply: with an allow list only matching commands run, and none of them can match it`,
+            message: `deny '${pattern}' is redundant: the allow list already refuses every command it matches (it only makes the refusal's reason clearer)`,
           });
         }
       });
