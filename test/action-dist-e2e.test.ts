@@ -9,7 +9,13 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type ActionRun, runActionBundle } from "./fake-github/actions-runner.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
-import { type MockLlm, type MockReply, startMockLlm } from "./mock-llm/server.ts";
+import {
+  type MockLlm,
+  type MockReply,
+  type MockScript,
+  type RecordedRequest,
+  startMockLlm,
+} from "./mock-llm/server.ts";
 
 const root = path.join(import.meta.dirname, "..");
 const main = path.join(root, "dist/index.js");
@@ -40,8 +46,15 @@ afterEach(async () => {
   github = undefined;
 });
 
-async function start(script: MockReply[] | ((i: number) => MockReply), gh: FakeGitHubOptions = {}) {
-  llm = await startMockLlm({ script: typeof script === "function" ? (i) => script(i) : script });
+/** Writes hello.txt, then stops once it sees the tool's result: robust to retried requests. */
+function writeThenStop(_index: number, request: RecordedRequest): MockReply {
+  const messages = request.body.messages;
+  const last = Array.isArray(messages) ? messages.at(-1) : undefined;
+  return JSON.stringify(last ?? "").includes("tool_result") ? done : writeHello;
+}
+
+async function start(script: MockScript, gh: FakeGitHubOptions = {}) {
+  llm = await startMockLlm({ script });
   github = await startFakeGitHub(gh);
   return { llm, github };
 }
@@ -82,7 +95,7 @@ const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.me
 
 describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
   test("pull_request: the first run creates the comment, the second updates it; outputs parsed back", async () => {
-    const { github, llm } = await start((i) => (i % 2 === 0 ? writeHello : done));
+    const { github, llm } = await start(writeThenStop);
 
     const first = await runStep({});
     expect(first.stderr).not.toContain(API_KEY);
@@ -186,7 +199,7 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
   });
 
   test("a 429 with a short retry-after is waited out; a long one is a warning", async () => {
-    const { github } = await start((i) => (i % 2 === 0 ? writeHello : done), {
+    const { github } = await start(writeThenStop, {
       faults: [{ method: "POST", path: "/comments", status: 429, retryAfter: 1, times: 1 }],
     });
     const retried = await runStep({});
