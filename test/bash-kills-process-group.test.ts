@@ -73,4 +73,11 @@ describe("bash kills the whole process group", () => {
     const sleeper = await pidFrom(join(root, "sleeper.pid"));
     expect(await eventually(() => !isRunning(sleeper))).toBe(true);
   });
+
+  test("a timeout too large for a timer means no timeout, not an instant kill", async () => {
+    const root = await makeWorkspace();
+    const done = await run(createBashTool(root), { command: "sleep 0.3; echo finished", timeout: 1e7 });
+    expect(done.details.timedOut).toBe(false);
+    expect(textOf(done)).toBe("finished\n\n[Exit code: 0]");
+  });
 });

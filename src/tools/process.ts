@@ -17,6 +17,7 @@ import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts
 export const DEFAULT_PROCESS_MAX_BUFFER = 1024 * 1024;
 /** Default delay between SIGTERM and SIGKILL when a process group is killed: 2000 ms. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RunProcessOptions {
   cwd: string;
@@ -26,7 +27,7 @@ export interface RunProcessOptions {
   extendEnv?: boolean;
   /** Written to the child's stdin, which is then closed. Without it stdin is /dev/null. */
   input?: string;
-  /** Kill the process group after this many milliseconds. Default: no timeout. */
+  /** Kill the process group after this many milliseconds. Default (and above 2^31-1): no timeout. */
   timeoutMs?: number;
   /** Aborting kills the process group; the result then has `canceled: true`. */
   signal?: AbortSignal;
@@ -138,8 +139,9 @@ export async function runProcess(
     killTimer.unref();
   };
 
+  // Node fires a timer over 2^31-1 ms at once; a longer timeout is as good as none.
   const timeout =
-    options.timeoutMs !== undefined && options.timeoutMs > 0
+    options.timeoutMs !== undefined && options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS
       ? setTimeout(() => {
           timedOut = true;
           killGroup();
