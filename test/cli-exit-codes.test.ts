@@ -67,6 +67,14 @@ describe("the CLI as a child process", () => {
     expect(existsSync(path.join(dir, ".agent-run"))).toBe(false);
   });
 
+  test("a workspace that does not exist exits 2 and creates nothing", async () => {
+    const dir = await tempWorkspace({ "task.yml": TASK("workdir: nowhere\n"), "s.yml": "turns: []\n" });
+    const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("nowhere is not a directory");
+    expect(existsSync(path.join(dir, "nowhere"))).toBe(false);
+  });
+
   test("a malformed replay file exits 2 with its position", async () => {
     const dir = await tempWorkspace({ "task.yml": TASK(""), "s.yml": "turns:\n  - txt: hello\n" });
     const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);

@@ -2,7 +2,7 @@ import { errorText } from "../core/validate.ts";
 import { ProviderConfigError } from "../providers/index.ts";
 import { createTextRenderer, type TextRenderMode } from "../run/render-text.ts";
 import { runTask } from "../run/run-task.ts";
-import { EXIT, type RunEvent } from "../run/types.ts";
+import { EXIT, type RunEvent, RunSetupError } from "../run/types.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
 import type { CliCommand } from "./args.ts";
 
@@ -53,7 +53,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
       process.stderr.write(`${formatSpecProblems(error.problems, { color: useColor() })}\n`);
       return EXIT.usage;
     }
-    if (error instanceof ProviderConfigError) {
+    if (error instanceof ProviderConfigError || error instanceof RunSetupError) {
       process.stderr.write(`agent-run: ${error.message}\n`);
       return EXIT.usage;
     }

@@ -4,7 +4,14 @@ export { createTextRenderer, type TextRendererOptions, type TextRenderMode } fro
 export { runTask } from "./run-task.ts";
 export { shortArgs } from "./short-args.ts";
 export { defaultSystemPrompt } from "./system-prompt.ts";
-export { EXIT, type RunEvent, type RunLifecycleEvent, type RunResult, type RunTaskOptions } from "./types.ts";
+export {
+  EXIT,
+  type RunEvent,
+  type RunLifecycleEvent,
+  type RunResult,
+  RunSetupError,
+  type RunTaskOptions,
+} from "./types.ts";
 
 import { createTextRenderer } from "./render-text.ts";
 import type { RunEvent } from "./types.ts";

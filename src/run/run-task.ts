@@ -1,4 +1,4 @@
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { Agent } from "../core/agent.ts";
 import type { AgentRunOutcome } from "../core/events.ts";
@@ -17,12 +17,12 @@ import {
   writeOutputs,
 } from "../output/index.ts";
 import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
-import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
+import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { buildTools } from "./build-tools.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
-import { EXIT, type RunEvent, type RunResult, type RunTaskOptions } from "./types.ts";
+import { EXIT, type RunEvent, type RunResult, RunSetupError, type RunTaskOptions } from "./types.ts";
 
 /**
  * Runs one task from spec to outputs. A bad spec throws `SpecError` before anything runs (exit
@@ -46,6 +46,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   if (recorder) stream = recorder;
 
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
+  const workspaceStat = await stat(workspace).catch(() => undefined);
+  if (!workspaceStat?.isDirectory()) {
+    throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
+  }
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
   await mkdir(outDir, { recursive: true });
   const outputs = {
@@ -119,6 +123,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     agent.subscribe(emit);
     outcome = await agent.prompt(spec.prompt, { signal: controller.signal });
     collector.setUsage(outcome.usage);
+    if (outcome.reason === "aborted" && controller.signal.reason === "timeout") {
+      emit({
+        type: "limit",
+        limit: "timeout",
+        message: `timeout reached (${formatDuration(timeoutMs ?? 0)})`,
+      });
+    }
   } catch (error) {
     crash = `internal error: ${errorText(error)}`;
     emit({ type: "warning", message: crash });

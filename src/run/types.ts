@@ -79,3 +79,16 @@ export const EXIT = {
   sigint: 130,
   sigterm: 143,
 } as const;
+
+/** A run that cannot start (e.g. the workspace does not exist): a usage error, exit code 2, nothing written. */
+export class RunSetupError extends Error {
+  override readonly name = "RunSetupError";
+  readonly code: "workspace_missing";
+  readonly shortMessage: string;
+
+  constructor(code: "workspace_missing", message: string) {
+    super(message);
+    this.code = code;
+    this.shortMessage = message;
+  }
+}
