@@ -74,4 +74,29 @@ describe("upsertComment", () => {
     expect(outcome).toMatchObject({ ok: true, value: { action: "created" } });
     expect(fake.comments[0]?.body.length).toBeLessThanOrEqual(65_536);
   });
+
+  test("createIfMissing: false updates an existing comment but never creates one", async () => {
+    const marker = commentMarker("fix-lint");
+    fake = await startFakeGitHub();
+    const octokit = getOctokit("t0k3n", { baseUrl: fake.url });
+
+    const absent = await upsertComment(octokit, {
+      ...target,
+      marker,
+      body: `${marker}\nempty`,
+      createIfMissing: false,
+    });
+    expect(absent).toEqual({ ok: true, value: { action: "absent", id: 0, url: "" } });
+    expect(fake.comments).toEqual([]);
+
+    await upsertComment(octokit, { ...target, marker, body: `${marker}\nwith a patch` });
+    const updated = await upsertComment(octokit, {
+      ...target,
+      marker,
+      body: `${marker}\nempty`,
+      createIfMissing: false,
+    });
+    expect(updated).toMatchObject({ ok: true, value: { action: "updated" } });
+    expect(fake.comments.map((c) => c.body)).toEqual([`${marker}\nempty`]);
+  });
 });

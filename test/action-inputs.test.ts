@@ -77,7 +77,16 @@ describe("eventTarget", () => {
     expect(eventTarget("pull_request", await fixture("pull_request.json"))).toEqual({
       issueNumber: 42,
       isPullRequest: true,
+      fromFork: false,
     });
+  });
+
+  test("pull_request_target from a fork is marked as such", async () => {
+    const payload = (await fixture("pull_request.json")) as {
+      pull_request: { head: { repo: { full_name: string } } };
+    };
+    payload.pull_request.head.repo.full_name = "mallory/octo-repo";
+    expect(eventTarget("pull_request_target", payload)).toMatchObject({ issueNumber: 42, fromFork: true });
   });
 
   test("issue_comment: the PR number and the commenter", async () => {

@@ -11,16 +11,20 @@ export interface UpsertCommentOptions extends ApiCallOptions {
   /** From `commentMarker`; a comment whose body contains it is this task's comment. */
   marker: string;
   body: string;
+  /** When false, an existing comment is updated but none is created. Default: true. */
+  createIfMissing?: boolean;
 }
 
 export interface UpsertedComment {
-  action: "created" | "updated" | "unchanged";
+  /** "absent": no comment carried the marker and `createIfMissing` was false (`id` 0, `url` ""). */
+  action: "created" | "updated" | "unchanged" | "absent";
   id: number;
   url: string;
 }
 
 /**
- * Finds the first comment carrying `marker` (paginated, 100 a page) and updates it, or creates one.
+ * Finds the first comment carrying `marker` (paginated, 100 a page) and updates it, or creates one
+ * (unless `createIfMissing` is false).
  * Never throws: API failures come back as `{ ok: false, message }`.
  */
 export async function upsertComment(
@@ -49,6 +53,7 @@ export async function upsertComment(
       value: { action: "updated", id: updated.value.data.id, url: updated.value.data.html_url },
     };
   }
+  if (options.createIfMissing === false) return { ok: true, value: { action: "absent", id: 0, url: "" } };
   const created = await callGitHub(
     `creating a comment on #${issueNumber}`,
     () => octokit.rest.issues.createComment({ owner, repo, issue_number: issueNumber, body }),

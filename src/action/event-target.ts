@@ -20,6 +20,8 @@ export interface EventTarget {
   isPullRequest: boolean;
   /** Login of the comment's author, for comment-triggered events only. */
   commenter?: string;
+  /** The PR's head is in another repository (a fork). Known for pull request events only. */
+  fromFork?: boolean;
 }
 
 /** The comment target of an event, or `undefined` when the event has none (push, workflow_dispatch...). */
@@ -34,6 +36,12 @@ export function eventTarget(eventName: string, payload: unknown): EventTarget | 
     issueNumber,
     isPullRequest: prNumber !== undefined || (isRecord(issue) && isRecord(issue.pull_request)),
   };
+  if (isRecord(pr) && isRecord(pr.head) && isRecord(pr.base)) {
+    const head = isRecord(pr.head.repo) ? pr.head.repo.full_name : undefined;
+    const base = isRecord(pr.base.repo) ? pr.base.repo.full_name : undefined;
+    // A deleted fork has a null head repo: still not this repository.
+    if (typeof base === "string") target.fromFork = head !== base;
+  }
   if (COMMENT_TRIGGER_EVENTS.includes(eventName)) {
     const comment = payload.comment;
     const user = isRecord(comment) ? comment.user : undefined;

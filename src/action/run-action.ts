@@ -82,6 +82,13 @@ export async function run(deps: ActionDeps): Promise<void> {
     core.info(`agent-run: ${check.message}`);
   }
 
+  if (ctx.eventName === "pull_request_target" && target?.fromFork) {
+    core.warning(
+      "agent-run: pull_request_target on a fork's PR runs with this repository's secrets and a write token; " +
+        "the agent must not act on the fork's code or text unreviewed (see docs/action.md, Security model)",
+    );
+  }
+
   const taskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
   const name = await taskName(taskFile);
   logInputs(inputs, ctx, name);
@@ -170,10 +177,9 @@ async function postComment(
     core.info(`agent-run: no PR comment (the ${ctx.eventName || "unknown"} event has no pull request)`);
     return "";
   }
-  if (inputs.comment === "on-change" && (await patchIsEmpty(result))) {
-    core.info("agent-run: no PR comment (comment: on-change and the patch is empty)");
-    return "";
-  }
+  // on-change with an empty patch: never a new comment, but an earlier one is brought up to date
+  // so it does not keep showing a patch that no longer applies.
+  const createIfMissing = !(inputs.comment === "on-change" && (await patchIsEmpty(result)));
   const github = await client();
   if (!github) {
     core.warning("agent-run: no github-token; the PR comment was not posted");
@@ -186,9 +192,14 @@ async function postComment(
     issueNumber,
     marker: commentMarker(name),
     body: buildCommentBody(result.summaryMarkdown, { taskName: name, runUrl: ctx.runUrl }),
+    createIfMissing,
   });
   if (!outcome.ok) {
     core.warning(outcome.message, { title: "agent-run: PR comment not posted" });
+    return "";
+  }
+  if (outcome.value.action === "absent") {
+    core.info("agent-run: no PR comment (comment: on-change and the patch is empty)");
     return "";
   }
   core.info(`agent-run: PR comment ${outcome.value.action}: ${outcome.value.url}`);
