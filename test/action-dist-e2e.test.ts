@@ -60,7 +60,9 @@ async function start(script: MockScript, gh: FakeGitHubOptions = {}) {
 }
 
 async function runStep(options: {
-  event?: "pull_request" | "issue_comment" | "workflow_dispatch";
+  event?: "pull_request" | "pull_request_target" | "issue_comment" | "workflow_dispatch";
+  /** Edits the event's fixture payload. */
+  editPayload?: (payload: { pull_request: { head: { repo: { full_name: string } } } }) => void;
   inputs?: Record<string, string>;
   task?: string;
   interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
@@ -69,10 +71,10 @@ async function runStep(options: {
   await writeFile(path.join(workspace, "task.yml"), options.task ?? TASK());
   await writeFile(path.join(workspace, "README.md"), "# demo\n");
   const event = options.event ?? "pull_request";
+  const fixture = event === "issue_comment" ? "issue_comment.json" : "pull_request.json";
   const payload =
-    event === "workflow_dispatch"
-      ? {}
-      : JSON.parse(await readFile(path.join(fixtures, `${event}.json`), "utf8"));
+    event === "workflow_dispatch" ? {} : JSON.parse(await readFile(path.join(fixtures, fixture), "utf8"));
+  options.editPayload?.(payload);
   const run = await runActionBundle({
     main,
     eventName: event,
@@ -148,9 +150,22 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     expect(run.exitCode).toBe(0);
     expect(run.outputs).toMatchObject({ conclusion: "success", "changed-files": "", "comment-url": "" });
     expect(await readFile(run.outputs.patch!, "utf8")).toBe("");
-    expect(github.requests).toEqual([]);
+    expect(github.requests.map((r) => r.method)).toEqual(["GET"]);
+    expect(github.comments).toEqual([]);
     expect(run.stdout).toContain("no PR comment (comment: on-change and the patch is empty)");
     expect(run.stepSummary).not.toBe("");
+  });
+
+  test("comment: on-change with an empty patch brings an earlier comment up to date", async () => {
+    const { github } = await start([nothing], {
+      comments: [{ issueNumber: 42, body: `${MARKER}\nan old patch`, login: "github-actions[bot]" }],
+    });
+    const run = await runStep({ inputs: { comment: "on-change" } });
+    expect(run.exitCode).toBe(0);
+    expect(calls(github, "POST")).toEqual([]);
+    expect(github.comments).toHaveLength(1);
+    expect(github.comments[0]?.body).toBe(`${MARKER}\n${await readFile(run.outputs.summary!, "utf8")}`);
+    expect(run.outputs["comment-url"]).toBe(github.comments[0]?.html_url);
   });
 
   test("issue_comment: a commenter without write permission is refused, nothing runs", async () => {
@@ -255,5 +270,20 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     expect(run.outputs).toMatchObject({ conclusion: "interrupted", "exit-code": "143" });
     expect(existsSync(run.outputs.usage!)).toBe(true);
     expect(run.stdout).toMatch(/^::error title=agent-run interrupted::agent-run: interrupted/m);
+  });
+
+  test("pull_request_target on a fork's PR warns that it runs with secrets", async () => {
+    const { github } = await start(writeThenStop);
+    const run = await runStep({
+      event: "pull_request_target",
+      editPayload: (payload) => {
+        payload.pull_request.head.repo.full_name = "mallory/octo-repo";
+      },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(
+      /^::warning::agent-run: pull_request_target on a fork's PR runs with this repository's secrets/m,
+    );
+    expect(github.comments).toHaveLength(1);
   });
 });

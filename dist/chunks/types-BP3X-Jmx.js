@@ -1,1 +1,0 @@
-const e={success:0,failure:1,usage:2,limit:3,error:4,sigint:130,sigterm:143};export{e as t};
