@@ -138,6 +138,17 @@ describe("tool results", () => {
     ).toEqual(["half", "most"]);
   });
 
+  test("a result marked isError is an error result that keeps its details", async () => {
+    const { stream } = scriptedStream([
+      { toolCalls: [{ name: "flaky", arguments: { text: "partial" } }] },
+      { text: "ok" },
+    ]);
+    const agent = new Agent({ stream, model, tools: [echoTool("flaky", { isError: true })] });
+    await agent.prompt("go");
+    const [result] = toolResults(agent);
+    expect(result).toMatchObject({ isError: true, details: { text: "partial" } });
+  });
+
   test("addedToolNames makes a tool available from the next turn", async () => {
     const { stream, snapshots } = scriptedStream([
       { toolCalls: [{ name: "unlock", arguments: { text: "x" } }] },

@@ -31,6 +31,7 @@ describe("bash kills the whole process group", () => {
     const sleeper = await pidFrom(join(root, "sleeper.pid"));
     const done = await result;
     expect(done.details.timedOut).toBe(true);
+    expect(done.isError).toBe(true);
     expect(done.details.exitCode).toBeUndefined();
     expect(textOf(done)).toContain("Command timed out after 1 s");
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -59,6 +60,7 @@ describe("bash kills the whole process group", () => {
     controller.abort();
     const done = await result;
     expect(done.details.aborted).toBe(true);
+    expect(done.isError).toBe(true);
     expect(await eventually(() => !isRunning(sleeper))).toBe(true);
   });
 

@@ -125,6 +125,7 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
               }),
             context,
           );
+          isError = result.isError === true;
         } catch (error) {
           result = errorResult(
             signal.aborted

@@ -138,6 +138,11 @@ export interface AgentToolResult<T = unknown> {
   addedToolNames?: string[];
   /** End the run after the current turn. */
   terminate?: boolean;
+  /**
+   * Marks the result as an error without throwing, so its details survive (e.g. a command that
+   * timed out, with the path of its full output). Throwing also gives an error result.
+   */
+  isError?: boolean;
 }
 
 export type AgentToolUpdateCallback<T = unknown> = (partialResult: AgentToolResult<T>) => void;

@@ -206,7 +206,12 @@ export function createBashTool(
         totalBytes: view.totalBytes,
         totalLines: view.totalLines,
       };
-      return { content: [{ type: "text", text: `${body}\n\n[${status}]` }], details };
+      // A command that was killed did not finish its job: an error result, details kept.
+      return {
+        content: [{ type: "text", text: `${body}\n\n[${status}]` }],
+        details,
+        ...((result.timedOut || result.canceled) && { isError: true }),
+      };
     },
   };
 }
