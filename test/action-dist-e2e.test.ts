@@ -286,4 +286,16 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     );
     expect(github.comments).toHaveLength(1);
   });
+
+  test("a before_stop check still failing fails the step with exit 1 and an ::error:: at the hook", async () => {
+    const { llm } = await start([nothing]);
+    const task = TASK("hooks:\n  before_stop:\n    - run: exit 1\n      max_attempts: 2\n");
+    const run = await runStep({ task, event: "workflow_dispatch" });
+    expect(run.exitCode).toBe(1);
+    expect(run.outputs).toMatchObject({ conclusion: "failure", "exit-code": "1" });
+    expect(llm.requests.length).toBeGreaterThanOrEqual(2);
+    expect(run.stdout).toMatch(
+      /^::error title=agent-run failed,file=task\.yml,line=6::agent-run: before_stop checks still failing/m,
+    );
+  });
 });
