@@ -2,6 +2,7 @@
  * The part of the runner's API (`src/run/index.ts`) the action uses, stated structurally so the
  * action's logic can be tested with a stand-in runner. `main.ts` passes the real one.
  */
+import type { RunEvent } from "../run/index.ts";
 
 export type RunConclusion = "success" | "failure" | "limit" | "error" | "interrupted";
 
@@ -33,12 +34,10 @@ export interface ActionRunOptions {
   signal?: AbortSignal;
   /** Link to the Actions run, for the summary. */
   runUrl?: string;
-  // biome-ignore lint/suspicious/noExplicitAny: the runner's RunEvent; the action only forwards it to the runner's own renderer.
-  onEvent?: (event: any) => void;
+  onEvent?: (event: RunEvent) => void;
 }
 
 export interface ActionRunner {
   runTask(options: ActionRunOptions): Promise<ActionRunResult>;
-  // biome-ignore lint/suspicious/noExplicitAny: see onEvent above.
-  createGithubRenderer(write: (line: string) => void): (event: any) => void;
+  createGithubRenderer(write: (chunk: string) => void): (event: RunEvent) => void;
 }
