@@ -13,7 +13,7 @@ const NAMED_IN_ISSUE = ["issue-to-pr.yml", "lint-autofix.yml", "monorepo-matrix.
 /** Scopes a job may write to, per workflow: least privilege means nothing beyond what it does. */
 const ALLOWED_WRITES: Record<string, string[]> = {
   "lint-autofix.yml": ["contents", "pull-requests"],
-  "pr-review.yml": ["pull-requests", "issues"],
+  "pr-review.yml": ["pull-requests"],
   "issue-to-pr.yml": ["contents", "pull-requests"],
   "monorepo-matrix.yml": ["contents", "pull-requests"],
 };
