@@ -176,7 +176,8 @@ describe("the CLI as a child process", () => {
     "%s mid-tool: the tool's process group dies, outputs are written, exit %i",
     async ([signal, code]) => {
       const dir = await tempWorkspace({
-        "task.yml": TASK("tools: [bash]\n"),
+        // Unsandboxed: $! must be a host PID to be checked from here (sandbox-attacks.test.ts covers the sandbox).
+        "task.yml": TASK("tools: [bash]\nsandbox: off\n"),
         "s.yml":
           "turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'echo changed > new.txt; sleep 300 & echo $! > bg.pid; wait' } }]\n",
       });

@@ -21,7 +21,23 @@ export interface HookDeps {
   getTurn(): number;
   /** Cost so far in USD; null when unknown (a model without a price). */
   getCost(): number | null;
+  /**
+   * Rewrites each command hook before it starts, e.g. to run it inside a sandbox. Default: none.
+   * It receives the complete (scrubbed) environment and returns the one to start with.
+   */
+  wrapCommand?: CommandWrapper;
 }
+
+/** A command as it is about to be started (no shell around `file`). */
+export interface HookCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** See `HookDeps.wrapCommand`. */
+export type CommandWrapper = (command: HookCommand) => HookCommand;
 
 /** Bytes of stdout and of stderr a command hook may keep in memory: 256 KiB each. */
 export const HOOK_MAX_BUFFER = 256 * 1024;
@@ -92,9 +108,16 @@ export async function runCommandHook(
     ...call.payload,
   });
   // --norc: bash fed through a socket (Node's stdio) would otherwise source ~/.bashrc, as if run by sshd.
-  const result = await runProcess("bash", ["--norc", "--noprofile", "-c", command], {
+  const plain: HookCommand = {
+    file: "bash",
+    args: ["--norc", "--noprofile", "-c", command],
     cwd: deps.workspace,
     env,
+  };
+  const spawn = deps.wrapCommand ? deps.wrapCommand(plain) : plain;
+  const result = await runProcess(spawn.file, spawn.args, {
+    cwd: spawn.cwd,
+    env: spawn.env,
     extendEnv: false,
     input,
     timeoutMs: call.timeoutMs,

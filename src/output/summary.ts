@@ -47,7 +47,9 @@ export function renderSummary(
   options: RenderSummaryOptions = {},
 ): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
-  const head = [headSection(record), changesSection(diff, options.diffError)].join("\n\n");
+  const head = [headSection(record), notesSection(record), changesSection(diff, options.diffError)]
+    .filter((section) => section !== "")
+    .join("\n\n");
   const tail = [
     usageSection(record),
     toolsSection(record),
@@ -71,6 +73,15 @@ function headSection(record: RunRecord): string {
   if (record.description.trim() !== "") lines.push("", `> ${escapeInline(record.description.trim())}`);
   if (record.reason) lines.push("", `**Why:** ${escapeInline(record.reason)}`);
   return lines.join("\n");
+}
+
+function notesSection(record: RunRecord): string {
+  const notes = record.notes ?? [];
+  if (notes.length === 0) return "";
+  const items = notes
+    .slice(0, MAX_LISTED_ITEMS)
+    .map((note) => `- \u26a0\ufe0f ${escapeInline(truncate(note, 500))}`);
+  return `#### Notes\n\n${[...items, ...more(notes.length)].join("\n")}`;
 }
 
 function changesSection(diff: WorkspaceDiff | null, diffError: string | undefined): string {

@@ -52,6 +52,11 @@ export interface RunRecord {
   blocked: BlockedCall[];
   hookFailures: HookFailure[];
   lastAssistantText: string;
+  /**
+   * Things a reader of the summary must know about how the run was done, one line each: commands
+   * ran without a sandbox, the patch held a secret. Rendered as warnings near the top.
+   */
+  notes?: string[];
   /** Link to the full run (e.g. the Actions run), used in the summary when the patch is cut. */
   runUrl?: string;
 }

@@ -1,7 +1,9 @@
+import { statSync } from "node:fs";
 import path from "node:path";
 import type { AnyAgentTool } from "../core/types.ts";
 import type { LoadedTask, ToolSpec } from "../spec/index.ts";
 import {
+  type BashPrepare,
   createBashTool,
   createEditTool,
   createFindTool,
@@ -11,12 +13,33 @@ import {
   createWriteTool,
 } from "../tools/index.ts";
 
-/** Paths the agent may never change, whatever the spec says: git internals and CI definitions. */
-export const ALWAYS_PROTECTED = [".git", ".git/**", ".github/workflows/**"];
+/**
+ * Paths the agent may never change, whatever the spec says: git internals (a `.git` folder, or the
+ * `.git` file of a worktree or submodule, nested ones included) and CI definitions.
+ */
+export const ALWAYS_PROTECTED = [".git", ".git/**", "**/.git", "**/.git/**", ".github/workflows/**"];
+
+/** Programs whose first argument is the script a hook runs (`bash ci/guard.sh`). */
+const INTERPRETERS = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "node",
+  "python",
+  "python3",
+  "ruby",
+  "perl",
+  "deno",
+  "bun",
+  "tsx",
+]);
 
 /**
  * The protected globs of a run, relative to the workspace: the fixed ones, the task file, the
- * hook scripts it runs and the outputs dir (when they lie inside the workspace), plus the spec's own.
+ * hook scripts it runs (`./ci/guard.sh`, or the script after an interpreter: `bash ci/guard.sh`)
+ * and the outputs dir (when they lie inside the workspace), plus `extra` (the spec's `protect` and
+ * the tool's own). Every glob also comes in a case-insensitive form, so `.GIT/hooks/x` cannot
+ * reach `.git` on a case-insensitive file system.
  */
 export function protectedPaths(
   task: LoadedTask,
@@ -37,10 +60,48 @@ export function protectedPaths(
   add(outDir, true);
   const { hooks } = task.spec;
   for (const rule of [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop]) {
-    const first = rule.run?.text.trim().split(/\s+/, 1)[0];
+    const words = (rule.run?.text.trim().split(/\s+/) ?? []).map((word) => word.replace(/^['"]|['"]$/g, ""));
+    const [first, second] = words;
     if (first?.includes("/")) add(path.resolve(workspace, first));
+    if (
+      first &&
+      second &&
+      INTERPRETERS.has(path.basename(first)) &&
+      isFile(path.resolve(workspace, second))
+    ) {
+      add(path.resolve(workspace, second));
+    }
   }
+  for (const glob of [...globs]) globs.add(caseInsensitiveGlob(glob));
   return [...globs];
+}
+
+/** `.git/**` → `.[gG][iI][tT]/**`: letters become both-case classes, the rest is kept. */
+export function caseInsensitiveGlob(glob: string): string {
+  let out = "";
+  let inClass = false;
+  for (const char of glob) {
+    if (char === "[") inClass = true;
+    if (char === "]") inClass = false;
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    out += !inClass && lower !== upper ? `[${lower}${upper}]` : char;
+  }
+  return out;
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** What the runner adds to the spec's tools. */
+export interface BuildToolsOptions {
+  /** The bash tool's `prepare` (the sandbox). */
+  bashPrepare?: BashPrepare;
 }
 
 /** The spec's tools, confined to the workspace, with their options applied. */
@@ -49,8 +110,9 @@ export function buildTools(
   workspace: string,
   outDir: string,
   env: NodeJS.ProcessEnv,
+  options: BuildToolsOptions = {},
 ): AnyAgentTool[] {
-  return task.spec.tools.map((spec) => buildTool(spec, task, workspace, outDir, env));
+  return task.spec.tools.map((spec) => buildTool(spec, task, workspace, outDir, env, options));
 }
 
 function buildTool(
@@ -59,8 +121,10 @@ function buildTool(
   workspace: string,
   outDir: string,
   env: NodeJS.ProcessEnv,
+  options: BuildToolsOptions,
 ): AnyAgentTool {
   const o = spec.options;
+  const extra = [...task.spec.protect, ...(o.protect ?? [])];
   const bounds = {
     ...(o.maxOutputLines !== undefined && { maxLines: o.maxOutputLines }),
     ...(o.maxOutputBytes !== undefined && { maxBytes: o.maxOutputBytes }),
@@ -74,16 +138,17 @@ function buildTool(
         ...(o.deny && { deny: o.deny }),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
         ...(o.env && { passThroughEnv: o.env }),
+        ...(options.bashPrepare && { prepare: options.bashPrepare }),
       });
     case "read":
       return createReadTool(workspace, bounds);
     case "write":
       return createWriteTool(workspace, {
-        protectedPaths: protectedPaths(task, workspace, outDir, o.protect),
+        protectedPaths: protectedPaths(task, workspace, outDir, extra),
       });
     case "edit":
       return createEditTool(workspace, {
-        protectedPaths: protectedPaths(task, workspace, outDir, o.protect),
+        protectedPaths: protectedPaths(task, workspace, outDir, extra),
       });
     case "grep":
       return createGrepTool(workspace, bounds);

@@ -82,6 +82,7 @@ export class RecordCollector {
       reason?: string;
       model: string;
       runUrl?: string;
+      notes?: string[];
     },
   ): RunRecord {
     return {
@@ -98,6 +99,7 @@ export class RecordCollector {
       blocked: this.blocked,
       hookFailures: this.hookFailures,
       lastAssistantText: this.lastAssistantText,
+      ...(fields.notes !== undefined && fields.notes.length > 0 && { notes: fields.notes }),
       ...(fields.runUrl !== undefined && { runUrl: fields.runUrl }),
     };
   }

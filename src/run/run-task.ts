@@ -18,9 +18,11 @@ import {
 } from "../output/index.ts";
 import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
 import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
-import { buildTools } from "./build-tools.ts";
+import { buildTools, protectedPaths } from "./build-tools.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
+import { redactRequests } from "./redact-requests.ts";
+import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { EXIT, type RunEvent, type RunResult, RunSetupError, type RunTaskOptions } from "./types.ts";
 
@@ -51,6 +53,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
   }
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
+  // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
+  // is written; see sandbox-setup.ts.
+  const sandbox: RunSandbox = await setupSandbox({
+    spec,
+    workspace,
+    protectedGlobs: protectedPaths(task, workspace, outDir, spec.protect),
+    env,
+    trusted: options.trusted ?? true,
+  });
   await mkdir(outDir, { recursive: true });
   const outputs = {
     dir: outDir,
@@ -60,7 +71,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     events: path.join(outDir, "events.jsonl"),
   };
 
-  const redactor = createRedactor({ env });
+  const redactor = createRedactor({ env, extra: sandbox.gitSecrets });
+  stream = redactRequests(stream, redactor);
+  const commandEnv = agentEnv(env);
   const events = createEventsWriter(outputs.events, { redact: redactor.redact });
   const collector = new RecordCollector();
   const emit = (event: RunEvent) => {
@@ -81,7 +94,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   let snapshot: WorkspaceSnapshot | undefined;
   try {
     snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
-    const tools = buildTools(task, workspace, outDir, env);
+    const tools = buildTools(task, workspace, outDir, commandEnv, {
+      ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
+    });
     emit({
       type: "run_start",
       task: task.name,
@@ -92,11 +107,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
       execution: spec.execution,
       startedAt: new Date(started).toISOString(),
     });
+    for (const note of sandbox.notes) emit({ type: "warning", message: note });
 
     const hooks = createHooks(task, {
       workspace,
-      env,
+      env: commandEnv,
       emit,
+      ...(sandbox.wrapHookCommand && { wrapCommand: sandbox.wrapHookCommand }),
       getTurn: () => collector.turns,
       getCost: () => (collector.usage.costUnknown ? null : collector.usage.cost.total),
     });
@@ -139,6 +156,10 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     controller.abort("finished");
   }
 
+  await sandbox.dispose().catch((error: unknown) => {
+    emit({ type: "warning", message: `the sandbox could not be cleaned up: ${errorText(error)}` });
+  });
+
   const ended = conclude(outcome, crash, controller.signal.reason, options.signal?.reason);
   let diff: WorkspaceDiff = { patch: "", files: [], diffstat: "" };
   let diffError: string | undefined;
@@ -154,6 +175,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
   });
 
+  // The redactor changing the patch means a secret was in it: patch.diff is then not what the
+  // agent did, and must not be published or applied.
+  const patchHadSecret = diff.patch !== "" && redactor.redact(diff.patch) !== diff.patch;
+  const notes = [...sandbox.notes];
+  if (patchHadSecret) {
+    notes.push(
+      "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",
+    );
+  }
   const record = collector.toRecord({
     taskName: task.name,
     description: firstLine(spec.prompt),
@@ -162,6 +192,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     model: modelLabel(spec.model),
     ...(ended.reason !== undefined && { reason: ended.reason }),
     ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
+    notes,
   });
   const written = await writeOutputs(outDir, { record, diff, redactor, ...(diffError && { diffError }) });
   const safeRecord = redactor.redactDeep(record);
@@ -189,6 +220,8 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     turns: record.turns,
     summaryMarkdown: await readFile(written.summaryPath, "utf8"),
     record: safeRecord,
+    patchHadSecret,
+    sandbox: sandbox.state,
   };
 }
 

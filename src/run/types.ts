@@ -53,6 +53,12 @@ export interface RunTaskOptions {
   onEvent?: (event: RunEvent) => void;
   /** Link to the run (e.g. the Actions run page), used in the summary. */
   runUrl?: string;
+  /**
+   * Whether the run was triggered by someone trusted. With `sandbox: auto`, an untrusted run
+   * refuses to start when bubblewrap is unavailable instead of running commands unsandboxed.
+   * Default: true (the CLI); the action passes false for events from outside collaborators.
+   */
+  trusted?: boolean;
 }
 
 export interface RunResult {
@@ -67,6 +73,13 @@ export interface RunResult {
   turns: number;
   summaryMarkdown: string;
   record: RunRecord;
+  /**
+   * True when the patch held a secret value that was redacted out of `patch.diff`: the file no
+   * longer applies as the agent meant it, and it must not be published or applied.
+   */
+  patchHadSecret: boolean;
+  /** Where bash and command hooks ran (see `setupSandbox`). */
+  sandbox: "sandboxed" | "unsandboxed" | "none";
 }
 
 /** Exit codes of DESIGN §4. */
@@ -80,13 +93,19 @@ export const EXIT = {
   sigterm: 143,
 } as const;
 
-/** A run that cannot start (e.g. the workspace does not exist): a usage error, exit code 2, nothing written. */
+/** Why a run could not start. */
+export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable";
+
+/**
+ * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage
+ * error, exit code 2, nothing written.
+ */
 export class RunSetupError extends Error {
   override readonly name = "RunSetupError";
-  readonly code: "workspace_missing";
+  readonly code: RunSetupErrorCode;
   readonly shortMessage: string;
 
-  constructor(code: "workspace_missing", message: string) {
+  constructor(code: RunSetupErrorCode, message: string) {
     super(message);
     this.code = code;
     this.shortMessage = message;

@@ -186,6 +186,10 @@ export function normalizeSpec(
     });
   });
 
+  raw.protect?.forEach((pattern, i) => {
+    glob(pattern, ["protect", i], "path");
+  });
+
   const limits: TaskSpec["limits"] = {};
   if (raw.limits?.max_turns !== undefined) limits.maxTurns = raw.limits.max_turns;
   if (raw.limits?.max_cost_usd !== undefined) limits.maxCostUsd = raw.limits.max_cost_usd;
@@ -207,6 +211,8 @@ export function normalizeSpec(
       tools,
       execution: raw.execution ?? "parallel",
       sandbox: raw.sandbox ?? "auto",
+      sandboxNetwork: raw.sandbox_network ?? false,
+      protect: raw.protect ?? [],
       limits,
       hooks,
       outputs: { dir: raw.outputs?.dir ?? DEFAULT_OUTPUT_DIR },

@@ -163,7 +163,22 @@ export const taskSchema = z.strictObject({
   workdir: nonEmpty.optional().describe("The workspace root, relative to the task file. Default: ."),
   tools: z.array(toolEntry).optional(),
   execution: z.enum(["parallel", "sequential"]).optional(),
-  sandbox: z.enum(["required", "auto", "off"]).optional(),
+  sandbox: z
+    .enum(["required", "auto", "off"])
+    .optional()
+    .describe(
+      "Run bash and command hooks inside bubblewrap. required: fail when it cannot start; auto (default): fall back to unsandboxed only for trusted triggers; off: never.",
+    ),
+  sandbox_network: z
+    .boolean()
+    .optional()
+    .describe("Whether sandboxed commands may use the network. Default: false."),
+  protect: z
+    .array(glob)
+    .optional()
+    .describe(
+      "Extra paths (globs, relative to the workspace) no tool may change; literal paths and `dir/**` are read-only inside the sandbox too.",
+    ),
   limits: z
     .strictObject({
       max_turns: z.int().positive().optional(),

@@ -101,8 +101,12 @@ export interface TaskSpec {
   tools: ToolSpec[];
   /** Default "parallel". */
   execution: ToolExecutionMode;
-  /** Default "auto". Carried for a later issue. */
+  /** Default "auto": bash and command hooks in bubblewrap, unsandboxed only for trusted triggers. */
   sandbox: "required" | "auto" | "off";
+  /** Whether sandboxed commands may use the network. Default false. */
+  sandboxNetwork: boolean;
+  /** Extra protected globs for every tool (and read-only in the sandbox). Default []. */
+  protect: string[];
   limits: TaskLimits;
   hooks: {
     beforeToolCall: BeforeToolCallRule[];

@@ -1,0 +1,121 @@
+/**
+ * Decides, once per run, where bash and command hooks run: inside bubblewrap, or (only when the
+ * spec and the trigger allow it) without a sandbox, and says why in notes for the summary.
+ *
+ * - `required`: bubblewrap must start, else `RunSetupError("sandbox_unavailable")` (exit 2,
+ *   nothing run, nothing written: like a missing API key, it is the job's set-up that is wrong,
+ *   and retrying on the same runner would fail the same way).
+ * - `auto`: sandboxed when bubblewrap starts; otherwise unsandboxed for a trusted trigger (with a
+ *   warning and a note), and the same `RunSetupError` for an untrusted one.
+ * - `off`: never sandboxed; noted in the summary.
+ * A task without bash and without command hooks runs no command, so nothing is probed.
+ */
+import type { CommandWrapper } from "../hooks/index.ts";
+import {
+  detectSandbox,
+  type PreparedSandbox,
+  prepareSandbox,
+  RUNNER_COMMAND_FILES,
+  sandboxEnv,
+} from "../sandbox/index.ts";
+import type { TaskSpec } from "../spec/index.ts";
+import type { BashPrepare } from "../tools/index.ts";
+import { RunSetupError } from "./types.ts";
+
+export interface RunSandbox {
+  /** "sandboxed": in bubblewrap; "unsandboxed": commands run plainly; "none": the task runs no command. */
+  state: "sandboxed" | "unsandboxed" | "none";
+  /** Lines for the summary's notes (why commands ran unsandboxed). */
+  notes: string[];
+  bashPrepare?: BashPrepare;
+  wrapHookCommand?: CommandWrapper;
+  /** Credential values found in the workspace's git config (for the redactor). */
+  gitSecrets: string[];
+  dispose(): Promise<void>;
+}
+
+export interface SetupSandboxInput {
+  spec: TaskSpec;
+  workspace: string;
+  /** Protected globs of the run (see `protectedPaths`). */
+  protectedGlobs: string[];
+  env: NodeJS.ProcessEnv;
+  /** Whether the trigger is trusted (see RunTaskOptions.trusted). */
+  trusted: boolean;
+}
+
+/** Resolves the spec's `sandbox` mode for this machine and trigger. Throws RunSetupError (exit 2). */
+export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox> {
+  const { spec } = input;
+  const none: RunSandbox = { state: "none", notes: [], gitSecrets: [], dispose: async () => {} };
+  const hooks = spec.hooks;
+  const runsCommands =
+    spec.tools.some((tool) => tool.name === "bash") ||
+    [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
+      (rule) => rule.run !== undefined,
+    );
+  if (!runsCommands) return none;
+
+  if (spec.sandbox === "off") {
+    return {
+      ...none,
+      state: "unsandboxed",
+      notes: ["bash and command hooks ran without a sandbox (`sandbox: off` in the task spec)."],
+    };
+  }
+  const support = await detectSandbox({ env: input.env });
+  if (!support.available) {
+    const why = support.reason ?? "bubblewrap is unavailable";
+    if (spec.sandbox === "required") {
+      throw new RunSetupError(
+        "sandbox_unavailable",
+        `the task requires a sandbox (sandbox: required), but ${why}`,
+      );
+    }
+    if (!input.trusted) {
+      throw new RunSetupError(
+        "sandbox_unavailable",
+        `the trigger is untrusted, so bash and command hooks must run in a sandbox (sandbox: auto), but ${why}`,
+      );
+    }
+    return {
+      ...none,
+      state: "unsandboxed",
+      notes: [`bash and command hooks ran without a sandbox (sandbox: auto, trusted trigger): ${why}.`],
+    };
+  }
+
+  const prepared = await prepareSandbox({
+    bwrapPath: support.bwrapPath,
+    workspace: input.workspace,
+    protectedGlobs: input.protectedGlobs,
+    network: spec.sandboxNetwork,
+    env: input.env,
+  });
+  const passThrough = spec.tools.find((tool) => tool.name === "bash")?.options.env ?? [];
+  return {
+    state: "sandboxed",
+    notes: [],
+    gitSecrets: prepared.gitSecrets,
+    bashPrepare: (execution) => ({
+      command: prepared.wrapScript(execution.command, execution.cwd, execution.env, passThrough),
+      cwd: execution.cwd,
+      env: sandboxEnv(execution.env, { home: prepared.policy.home, passThrough }),
+    }),
+    wrapHookCommand: (command) => prepared.wrapCommand(command),
+    dispose: () => prepared.dispose(),
+  };
+}
+
+/**
+ * The environment the agent's commands start from: `env` without the Actions runner's command files
+ * (`GITHUB_ENV`, `GITHUB_PATH`, `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, `GITHUB_STATE`), so even an
+ * unsandboxed command does not learn where they are from its environment.
+ */
+export function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const copy = { ...env };
+  for (const name of RUNNER_COMMAND_FILES) delete copy[name];
+  return copy;
+}
+
+export type { PreparedSandbox };

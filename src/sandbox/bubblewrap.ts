@@ -1,0 +1,110 @@
+/**
+ * Builds the bubblewrap (`bwrap`) command line for one sandboxed command. Pure: no file system
+ * access, so the policy can be checked argument by argument; `prepareSandbox` gathers the facts.
+ *
+ * What the sandbox is, in mount order (later mounts cover earlier ones):
+ * - the host's root read-only, a minimal `/dev`, a fresh `/proc` of a new PID namespace;
+ * - empty tmpfs on `/tmp`, `$HOME`, `/run` (unless the network is allowed: DNS lives there) and
+ *   every `hide` folder, so other users' sockets, caches and the runner's temp files are gone;
+ * - the workspace bound read-write;
+ * - every `readOnly` path bound read-only over itself, each folder between the workspace and it
+ *   bound over itself too (a mount point cannot be renamed or removed, so `mv .github x` fails);
+ * - every `masks` entry (a file) bound read-only over its target (e.g. a git config without
+ *   credentials over `.git/config`, `/dev/null` over `$GITHUB_ENV`).
+ * Plus: no network unless `network` (a new, empty network namespace), a new IPC namespace,
+ * `--die-with-parent`, `--new-session` (no TIOCSTI into the runner's terminal) and `--clearenv`
+ * with exactly `env` set.
+ */
+import path from "node:path";
+
+/** Everything `bubblewrapArgs` needs; paths absolute. */
+export interface SandboxPolicy {
+  /** The bubblewrap binary. */
+  bwrapPath: string;
+  /** Bound read-write; every other path is read-only or hidden. */
+  workspace: string;
+  /** Existing paths inside the workspace bound read-only (files or folders). */
+  readOnly: string[];
+  /** Files bound read-only over a target path (the target need not exist). */
+  masks: { target: string; source: string }[];
+  /** Folders replaced by an empty tmpfs. */
+  hide: string[];
+  /** $HOME inside the sandbox: an empty tmpfs. */
+  home: string;
+  /** Whether the network namespace is shared with the host. Default false. */
+  network: boolean;
+  /** The complete environment of the sandboxed command. */
+  env: Record<string, string>;
+}
+
+/** `bwrap` arguments (without the binary) that run `command` (argv) in `cwd` under `policy`. */
+export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: string): string[] {
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  const hidden = [policy.home, ...policy.hide];
+  if (!policy.network) hidden.push("/run");
+  for (const dir of unique(hidden)) {
+    // A folder inside the workspace stays visible; one holding the workspace is hidden, then the
+    // workspace is bound back on top.
+    if (dir === "/" || isInside(dir, policy.workspace)) continue;
+    args.push("--tmpfs", dir);
+  }
+  args.push("--bind", policy.workspace, policy.workspace);
+
+  const pinned = new Set<string>();
+  const readOnly = unique(
+    policy.readOnly.filter((p) => p !== policy.workspace && isInside(p, policy.workspace)),
+  );
+  readOnly.sort((a, b) => depth(a) - depth(b));
+  for (const target of readOnly) {
+    for (const ancestor of ancestorsBelow(target, policy.workspace)) {
+      if (pinned.has(ancestor) || readOnly.includes(ancestor)) continue;
+      pinned.add(ancestor);
+      args.push("--bind", ancestor, ancestor);
+    }
+    args.push("--ro-bind", target, target);
+  }
+  for (const mask of policy.masks) args.push("--ro-bind", mask.source, mask.target);
+
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
+  if (!policy.network) args.push("--unshare-net");
+  args.push("--die-with-parent", "--new-session", "--clearenv");
+  for (const [name, value] of Object.entries(policy.env)) args.push("--setenv", name, value);
+  args.push("--chdir", cwd, "--", ...command);
+  return args;
+}
+
+/**
+ * A bash script that replaces itself with bwrap running `bash -c <script>` under `policy`: what the
+ * bash tool's `prepare` returns as its command, since that tool always runs `bash -c`.
+ */
+export function sandboxedScript(policy: SandboxPolicy, script: string, cwd: string): string {
+  const argv = [policy.bwrapPath, ...bubblewrapArgs(policy, ["bash", "-c", script], cwd)];
+  return `exec ${argv.map(shellQuote).join(" ")}`;
+}
+
+/** Single-quotes a word for bash. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** True when `child` is `parent` or lies below it. */
+export function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+function ancestorsBelow(target: string, root: string): string[] {
+  const out: string[] = [];
+  for (let dir = path.dirname(target); dir !== root && isInside(dir, root); dir = path.dirname(dir)) {
+    out.unshift(dir);
+  }
+  return out;
+}
+
+function depth(p: string): number {
+  return p.split(path.sep).length;
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,90 @@
+/**
+ * Can bubblewrap start here, with every feature the sandbox uses? Answered once per binary path
+ * and cached for the life of the process (a runner's kernel settings do not change mid-run).
+ */
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
+import path from "node:path";
+import { runProcess } from "../tools/process.ts";
+
+/** The answer of `detectSandbox`. */
+export interface SandboxSupport {
+  available: boolean;
+  /** The binary probed (absolute when found on PATH); "" when none was found. */
+  bwrapPath: string;
+  /** Why it is unavailable, with what to do about it. */
+  reason?: string;
+}
+
+export interface DetectSandboxOptions {
+  /** The bubblewrap binary. Default: `env.AGENT_RUN_BWRAP`, else `bwrap` on `env.PATH`. */
+  bwrapPath?: string;
+  /** Default: process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+/** Milliseconds the probe may take before bubblewrap counts as unavailable: 15000. */
+export const PROBE_TIMEOUT_MS = 15_000;
+
+const cache = new Map<string, Promise<SandboxSupport>>();
+
+/**
+ * Runs `bwrap … true` with the same namespaces and mounts a sandboxed command gets. Never
+ * rejects; the answer (either way) is cached per binary.
+ */
+export function detectSandbox(options: DetectSandboxOptions = {}): Promise<SandboxSupport> {
+  const env = options.env ?? process.env;
+  const wanted = options.bwrapPath ?? env.AGENT_RUN_BWRAP ?? "bwrap";
+  const key = `${wanted}\0${wanted.includes("/") ? "" : (env.PATH ?? "")}`;
+  let answer = cache.get(key);
+  if (!answer) {
+    answer = probe(wanted, env);
+    cache.set(key, answer);
+  }
+  return answer;
+}
+
+async function probe(wanted: string, env: Record<string, string | undefined>): Promise<SandboxSupport> {
+  const bwrapPath = wanted.includes("/") ? path.resolve(wanted) : await onPath(wanted, env.PATH ?? "");
+  if (!bwrapPath || !(await isExecutable(bwrapPath))) {
+    return {
+      available: false,
+      bwrapPath: bwrapPath ?? "",
+      reason: `bubblewrap is not installed (${wanted} not found); install it with \`sudo apt-get install -y bubblewrap\``,
+    };
+  }
+  const result = await runProcess(
+    bwrapPath,
+    [
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+      ...["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"],
+      ...["--die-with-parent", "--new-session", "--clearenv", "--", "/bin/sh", "-c", "exit 0"],
+    ],
+    { cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false, timeoutMs: PROBE_TIMEOUT_MS },
+  );
+  if (result.exitCode === 0) return { available: true, bwrapPath };
+  const stderr = result.stderr.trim().split("\n")[0] ?? "";
+  const why = stderr || result.shortMessage || `exit code ${result.exitCode}`;
+  const hint = /permission|operation not permitted|uid map|namespace/i.test(why)
+    ? "; unprivileged user namespaces look disabled: on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or install an AppArmor profile for bwrap)"
+    : "";
+  return { available: false, bwrapPath, reason: `bubblewrap cannot start a sandbox here: ${why}${hint}` };
+}
+
+async function onPath(name: string, searchPath: string): Promise<string | undefined> {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (await isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutable(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

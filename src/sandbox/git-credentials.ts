@@ -1,0 +1,106 @@
+/**
+ * Credentials that git keeps in the workspace's own config, readable by anything that can read
+ * `.git`: `http.<url>.extraheader` (actions/checkout's `AUTHORIZATION: basic …`) and passwords
+ * inside remote URLs (`https://x-access-token:TOKEN@github.com/…`). The sandbox binds a copy without
+ * them over each config file; the runner also adds the values to its redactor, for runs without
+ * a sandbox.
+ */
+import { readFile, stat } from "node:fs/promises";
+import path from "node:path";
+
+/** One git config file and what it looks like with its credentials taken out. */
+export interface ScrubbedGitConfig {
+  /** Absolute path of the config file. */
+  file: string;
+  /** The file's text without credential lines; identical to the original when `secrets` is empty. */
+  scrubbed: string;
+  /** The credential values found (whole header values, tokens inside them, URL passwords). */
+  secrets: string[];
+}
+
+/**
+ * Finds the config files git reads for `workspace` (`.git/config`, a worktree's or submodule's
+ * common dir `config` and `config.worktree`) and scrubs each. Never rejects: a workspace that is
+ * not a repository gives [].
+ */
+export async function findGitCredentials(workspace: string): Promise<ScrubbedGitConfig[]> {
+  const dirs = await gitDirs(workspace);
+  const files = new Set<string>();
+  for (const dir of dirs) {
+    files.add(path.join(dir, "config"));
+    files.add(path.join(dir, "config.worktree"));
+  }
+  const out: ScrubbedGitConfig[] = [];
+  for (const file of files) {
+    const text = await readFile(file, "utf8").catch(() => undefined);
+    if (text !== undefined) out.push({ file, ...scrubGitConfig(text) });
+  }
+  return out;
+}
+
+/** Removes `extraheader` entries and URL passwords from a git config's text; returns what was removed. */
+export function scrubGitConfig(text: string): { scrubbed: string; secrets: string[] } {
+  const secrets: string[] = [];
+  const lines = text.split("\n").map((line) => {
+    const entry = /^(\s*)([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!entry) return line;
+    const [, indent = "", key = "", raw = ""] = entry;
+    const value = unquote(raw);
+    if (key.toLowerCase() === "extraheader") {
+      secrets.push(...headerSecrets(value));
+      return `${indent}# ${key} removed by agent-run's sandbox`;
+    }
+    const userinfo = /^([a-z][a-z0-9+.-]*:\/\/)([^/@\s]+)@/i.exec(value);
+    if (userinfo?.[2]) {
+      const [user, password] = userinfo[2].split(":", 2);
+      if (password) secrets.push(decodeSafe(password));
+      else if (user) secrets.push(decodeSafe(user));
+      secrets.push(userinfo[2]);
+      return `${indent}${key} = ${value.replace(userinfo[0], userinfo[1] ?? "")}`;
+    }
+    return line;
+  });
+  return { scrubbed: lines.join("\n"), secrets: [...new Set(secrets)].filter((s) => s.length > 0) };
+}
+
+function headerSecrets(value: string): string[] {
+  const out = [value];
+  const auth = /^\s*authorization\s*:\s*(\S+)\s+(\S+)/i.exec(value);
+  const credential = auth?.[2];
+  if (credential) {
+    out.push(credential);
+    if (auth[1]?.toLowerCase() === "basic") {
+      const decoded = Buffer.from(credential, "base64").toString("utf8");
+      out.push(decoded);
+      const password = decoded.split(":").slice(1).join(":");
+      if (password) out.push(password);
+    }
+  }
+  return out;
+}
+
+async function gitDirs(workspace: string): Promise<string[]> {
+  const dotGit = path.join(workspace, ".git");
+  const info = await stat(dotGit).catch(() => undefined);
+  if (!info) return [];
+  let gitDir = dotGit;
+  if (info.isFile()) {
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(dotGit, "utf8").catch(() => ""));
+    if (!pointer?.[1]) return [];
+    gitDir = path.resolve(workspace, pointer[1]);
+  }
+  const common = (await readFile(path.join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
+  return common ? [gitDir, path.resolve(gitDir, common)] : [gitDir];
+}
+
+function unquote(raw: string): string {
+  return raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw;
+}
+
+function decodeSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,12 @@
+export { bubblewrapArgs, type SandboxPolicy, sandboxedScript, shellQuote } from "./bubblewrap.ts";
+export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
+export { SANDBOX_ENV_ALLOWLIST, sandboxEnv } from "./env-allowlist.ts";
+export { findGitCredentials, type ScrubbedGitConfig, scrubGitConfig } from "./git-credentials.ts";
+export {
+  literalPrefix,
+  type PreparedSandbox,
+  type PrepareSandboxOptions,
+  prepareSandbox,
+  RUNNER_COMMAND_FILES,
+  type WrappableCommand,
+} from "./prepare.ts";

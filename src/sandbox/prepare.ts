@@ -1,0 +1,155 @@
+/**
+ * Gathers the facts a sandbox policy needs for one run (which protected paths exist, the git
+ * configs holding credentials, the runner's command files) and returns wrappers that put a bash
+ * script or a command inside bubblewrap. Call `dispose` after the run: it removes the temp folder
+ * of masks and the empty mount points it had to create.
+ */
+import { mkdir, mkdtemp, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { bubblewrapArgs, isInside, type SandboxPolicy, sandboxedScript } from "./bubblewrap.ts";
+import { sandboxEnv } from "./env-allowlist.ts";
+import { findGitCredentials } from "./git-credentials.ts";
+
+/** Files the Actions runner reads back after a step: the agent must not write (or read) them. */
+export const RUNNER_COMMAND_FILES = [
+  "GITHUB_ENV",
+  "GITHUB_PATH",
+  "GITHUB_OUTPUT",
+  "GITHUB_STEP_SUMMARY",
+  "GITHUB_STATE",
+] as const;
+
+export interface PrepareSandboxOptions {
+  bwrapPath: string;
+  /** Absolute workspace root. */
+  workspace: string;
+  /** Protected globs relative to the workspace; literal paths and `dir/**` become read-only binds. */
+  protectedGlobs: string[];
+  /** Whether sandboxed commands may use the network. Default: false. */
+  network?: boolean;
+  /** The runner's environment (for HOME and the command files). */
+  env: Record<string, string | undefined>;
+}
+
+/** A command as `runProcess` takes it. */
+export interface WrappableCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface PreparedSandbox {
+  /** The policy without its environment (fixed per command). */
+  policy: Omit<SandboxPolicy, "env">;
+  /** Credential values found in git configs (already masked inside the sandbox). */
+  gitSecrets: string[];
+  /** The bash tool's script, rewritten to run inside the sandbox with an allowlisted `env`. */
+  wrapScript(
+    script: string,
+    cwd: string,
+    env: Record<string, string>,
+    passThrough?: readonly string[],
+  ): string;
+  /** A command rewritten to run inside the sandbox, its environment allowlisted. */
+  wrapCommand(command: WrappableCommand, passThrough?: readonly string[]): WrappableCommand;
+  dispose(): Promise<void>;
+}
+
+/** Builds the run's sandbox. Rejects only when its temp folder cannot be written. */
+export async function prepareSandbox(options: PrepareSandboxOptions): Promise<PreparedSandbox> {
+  const { workspace, env } = options;
+  const temp = await mkdtemp(path.join(os.tmpdir(), "agent-run-sandbox-"));
+  const created: string[] = [];
+  const readOnly: string[] = [];
+  for (const glob of options.protectedGlobs) {
+    const literal = literalPrefix(glob);
+    if (!literal) continue;
+    const target = path.resolve(workspace, literal.path);
+    if (!isInside(target, workspace) || target === workspace) continue;
+    if (await exists(target)) readOnly.push(target);
+    else if (literal.dir && path.basename(target) !== ".git") {
+      // A protected folder that does not exist yet gets an empty mount point, so bash cannot
+      // create it either; removed after the run when still empty.
+      created.push(...(await mkdirTracked(target, workspace)));
+      readOnly.push(target);
+    }
+  }
+
+  const masks: SandboxPolicy["masks"] = [];
+  const gitSecrets: string[] = [];
+  let n = 0;
+  for (const config of await findGitCredentials(workspace)) {
+    if (config.secrets.length === 0) continue;
+    const source = path.join(temp, `gitconfig-${n++}`);
+    await writeFile(source, config.scrubbed, { mode: 0o444 });
+    masks.push({ target: config.file, source });
+    gitSecrets.push(...config.secrets);
+  }
+  const empty = path.join(temp, "empty");
+  await writeFile(empty, "", { mode: 0o444 });
+  for (const name of RUNNER_COMMAND_FILES) {
+    const file = env[name];
+    if (file && path.isAbsolute(file) && (await exists(file))) masks.push({ target: file, source: empty });
+  }
+
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
+  const runnerTemp = env.RUNNER_TEMP && path.isAbsolute(env.RUNNER_TEMP) ? [env.RUNNER_TEMP] : [];
+  const hide: string[] = [];
+  for (const dir of runnerTemp) if (await exists(dir)) hide.push(dir);
+  const policy: Omit<SandboxPolicy, "env"> = {
+    bwrapPath: options.bwrapPath,
+    workspace,
+    readOnly,
+    masks,
+    hide,
+    home: (await exists(home)) ? home : "/tmp",
+    network: options.network ?? false,
+  };
+  const full = (commandEnv: Record<string, string>, passThrough?: readonly string[]): SandboxPolicy => ({
+    ...policy,
+    env: sandboxEnv(commandEnv, { home: policy.home, ...(passThrough && { passThrough }) }),
+  });
+
+  return {
+    policy,
+    gitSecrets: [...new Set(gitSecrets)],
+    wrapScript: (script, cwd, commandEnv, passThrough) =>
+      sandboxedScript(full(commandEnv, passThrough), script, cwd),
+    wrapCommand: (command, passThrough) => {
+      const inner = full(command.env, passThrough);
+      return {
+        file: options.bwrapPath,
+        args: bubblewrapArgs(inner, [command.file, ...command.args], command.cwd),
+        cwd: command.cwd,
+        env: inner.env,
+      };
+    },
+    dispose: async () => {
+      await rm(temp, { recursive: true, force: true });
+      for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
+    },
+  };
+}
+
+/** `a/b` → file or folder a/b; `a/b/**` → folder a/b; anything with other glob syntax → undefined. */
+export function literalPrefix(glob: string): { path: string; dir: boolean } | undefined {
+  const trimmed = glob.replace(/^\.\//, "");
+  const dir = trimmed.endsWith("/**");
+  const base = dir ? trimmed.slice(0, -3) : trimmed.replace(/\/$/, "");
+  if (base === "" || /[*?[\]{}()!+@]/.test(base)) return undefined;
+  return { path: base, dir };
+}
+
+async function exists(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => undefined)) !== undefined;
+}
+
+/** mkdir -p that returns the folders it created, outermost first. */
+async function mkdirTracked(target: string, root: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let dir = target; dir !== root && !(await exists(dir)); dir = path.dirname(dir)) missing.unshift(dir);
+  await mkdir(target, { recursive: true });
+  return missing;
+}
