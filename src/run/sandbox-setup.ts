@@ -60,7 +60,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     return {
       ...none,
       state: "unsandboxed",
-      notes: ["bash and command hooks ran without a sandbox (`sandbox: off` in the task spec)."],
+      notes: ["bash and command hooks ran without a sandbox (sandbox: off in the task spec)."],
     };
   }
   const support = await detectSandbox({ env: input.env });
