@@ -137,11 +137,13 @@ describe("protected paths: writes are refused, through the tools and through bas
 });
 
 describe("nothing lingers", () => {
-  test.for([
+  const modes: [string, NodeJS.ProcessEnv][] = [
     ["sandboxed", process.env],
     ["unsandboxed fallback", NO_BWRAP],
-  ] as const)(
+  ];
+  test.for(modes)(
     "nohup sleep 300 & from bash is gone after the run (%s)",
+    { timeout: 60_000 },
     async ([, env]) => {
       const marker = `300.${process.pid}${Date.now() % 100_000}`;
       const dir = await workspace();
@@ -154,7 +156,6 @@ describe("nothing lingers", () => {
       expect(result.exitCode).toBe(0);
       expect(processesWith(`sleep ${marker}`)).toEqual([]);
     },
-    60_000,
   );
 
   test("setsid cannot take a process out of the sandbox's PID namespace", async () => {
