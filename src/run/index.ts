@@ -1,7 +1,8 @@
-export { ALWAYS_PROTECTED, buildTools, protectedPaths } from "./build-tools.ts";
+export { ALWAYS_PROTECTED, buildTools, caseInsensitiveGlob, protectedPaths } from "./build-tools.ts";
 export { RecordCollector } from "./record.ts";
 export { createTextRenderer, type TextRendererOptions, type TextRenderMode } from "./render-text.ts";
 export { runTask } from "./run-task.ts";
+export { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 export { shortArgs } from "./short-args.ts";
 export { defaultSystemPrompt } from "./system-prompt.ts";
 export {
@@ -10,8 +11,19 @@ export {
   type RunLifecycleEvent,
   type RunResult,
   RunSetupError,
+  type RunSetupErrorCode,
   type RunTaskOptions,
 } from "./types.ts";
+export {
+  DEFAULT_UNTRUSTED_MAX_CHARS,
+  type SanitizeOptions,
+  sanitizeUntrustedText,
+} from "./untrusted-text.ts";
+export {
+  escapeWorkflowCommandText,
+  looksLikeWorkflowCommand,
+  stopCommandsBlock,
+} from "./workflow-commands.ts";
 
 import { createTextRenderer } from "./render-text.ts";
 import type { RunEvent } from "./types.ts";

@@ -1,5 +1,6 @@
 import { shortArgs } from "./short-args.ts";
 import type { RunEvent } from "./types.ts";
+import { escapeWorkflowCommandText } from "./workflow-commands.ts";
 
 export type TextRenderMode = "tty" | "plain" | "github";
 
@@ -39,7 +40,14 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
   const paint = (code: keyof typeof ANSI, text: string) =>
     color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
   const redact = options.redact ?? ((text: string) => text);
-  const out = (line: string) => options.write(`${redact(line)}\n`);
+  // Whatever a line holds (tool arguments, model or hook text), it stays one line, and in GitHub
+  // mode it can never be read as a workflow command.
+  const out = (line: string) => {
+    const text = redact(line);
+    options.write(
+      `${options.mode === "github" ? escapeWorkflowCommandText(text) : text.replace(/[\r\n]+/g, " ")}\n`,
+    );
+  };
   const argsById = new Map<string, string>();
   let groupOpen = false;
   let running = 0;
@@ -60,7 +68,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         const title = `turn ${event.turn} · ${event.model.provider}:${event.model.id}`;
         if (options.mode === "github") {
           closeGroup();
-          out(`::group::${title}`);
+          options.write(`::group::${escapeWorkflowCommandText(redact(title))}\n`);
           groupOpen = true;
         } else out(paint("dim", `▸ ${title}`));
         break;
