@@ -19,6 +19,7 @@ import {
 import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
 import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
+import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
@@ -130,7 +131,13 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
       tools,
       toolExecution: spec.execution,
       ...hooks,
-      ...optional("beforeToolCall", withCommandPolicy(spec.tools, hooks.beforeToolCall)),
+      ...optional(
+        "beforeToolCall",
+        withCommandPolicy(
+          spec.tools,
+          withGitDirGuard(workspace, sandbox.gitSecrets.length > 0, hooks.beforeToolCall),
+        ),
+      ),
       limits: {
         ...spec.limits,
         ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),

@@ -13,6 +13,7 @@
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
   detectSandbox,
+  findGitCredentials,
   type PreparedSandbox,
   prepareSandbox,
   RUNNER_COMMAND_FILES,
@@ -47,7 +48,10 @@ export interface SetupSandboxInput {
 /** Resolves the spec's `sandbox` mode for this machine and trigger. Throws RunSetupError (exit 2). */
 export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox> {
   const { spec } = input;
-  const none: RunSandbox = { state: "none", notes: [], gitSecrets: [], dispose: async () => {} };
+  // Credentials in the workspace's git config are redacted whatever the mode: read tools and
+  // unsandboxed commands can see them.
+  const gitSecrets = (await findGitCredentials(input.workspace)).flatMap((config) => config.secrets);
+  const none: RunSandbox = { state: "none", notes: [], gitSecrets, dispose: async () => {} };
   const hooks = spec.hooks;
   const runsCommands =
     spec.tools.some((tool) => tool.name === "bash") ||
