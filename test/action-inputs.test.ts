@@ -34,6 +34,8 @@ describe("readActionInputs", () => {
       "INPUT_MAX-COST": "1.5",
       INPUT_COMMENT: "on-change",
       INPUT_VARS: "target=src\n# comment\nlevel = strict\n",
+      "INPUT_ALLOWED-BOTS": "dependabot[bot],\nRenovate",
+      "INPUT_ALLOW-UNTRUSTED-CHECKOUT": "TRUE",
     });
     expect(readActionInputs()).toEqual({
       task: ".github/tasks/lint.yml",
@@ -48,6 +50,8 @@ describe("readActionInputs", () => {
       maxCostUsd: 1.5,
       vars: { target: "src", level: "strict" },
       replay: undefined,
+      allowedBots: ["dependabot", "renovate"],
+      allowUntrustedCheckout: true,
     });
     expect(core.getInput("github-token")).toBe("ghs_token");
   });
@@ -60,15 +64,25 @@ describe("readActionInputs", () => {
       'input \'comment\': expected "true", "false" or "on-change", got "sometimes"',
     ],
     [{ prompt: "x", vars: "novalue" }, "input 'vars': line 1: expected KEY=VALUE, got \"novalue\""],
+    [
+      { prompt: "x", "allow-untrusted-checkout": "yes" },
+      'input \'allow-untrusted-checkout\': expected "true" or "false", got "yes"',
+    ],
     [{}, "input 'task': either 'task' (a path to task.yml) or 'prompt' is required"],
   ] as const)("rejects %o", ([values, message]) => {
     const get = (name: string) => (values as Record<string, string>)[name] ?? "";
     expect(() => readActionInputs(get)).toThrow(message);
   });
 
-  test("defaults: comment true, working-directory '.', no vars", () => {
+  test("defaults: comment true, working-directory '.', no vars, no bots, no untrusted checkout", () => {
     const inputs = readActionInputs((name) => (name === "prompt" ? "hi" : ""));
-    expect(inputs).toMatchObject({ comment: "true", workingDirectory: ".", vars: {} });
+    expect(inputs).toMatchObject({
+      comment: "true",
+      workingDirectory: ".",
+      vars: {},
+      allowedBots: [],
+      allowUntrustedCheckout: false,
+    });
   });
 });
 

@@ -71,3 +71,21 @@ function closers(text: string): string {
   for (let i = 0; i < open; i++) out += "\n</details>";
   return out;
 }
+
+/** The notice that replaces a withheld patch in the comment. */
+export const PATCH_WITHHELD_NOTICE =
+  "> [!WARNING]\n> The patch held a secret value, so it is withheld from this comment (and from the `patch` output). The redacted patch is in the workflow run's outputs for review; do not apply it as is.";
+
+/**
+ * The summary without its patch block (`<details><summary>Patch …` up to its `</details>` line,
+ * which no diff line can be: they all start with a prefix character), with `PATCH_WITHHELD_NOTICE`
+ * in its place. A summary with no patch block gets the notice appended.
+ */
+export function withholdPatch(summaryMarkdown: string): string {
+  const lines = summaryMarkdown.split("\n");
+  const start = lines.findIndex((line) => line.startsWith("<details><summary>Patch"));
+  if (start === -1) return `${summaryMarkdown.trimEnd()}\n\n${PATCH_WITHHELD_NOTICE}\n`;
+  const end = lines.findIndex((line, index) => index > start && line === "</details>");
+  const after = end === -1 ? [] : lines.slice(end + 1);
+  return [...lines.slice(0, start), PATCH_WITHHELD_NOTICE, ...after].join("\n");
+}

@@ -13,6 +13,8 @@ export interface EventContext {
   repo: string;
   /** Default: https://api.github.com. */
   apiUrl: string;
+  /** The GitHub server, without a trailing slash. Default: https://github.com. */
+  serverUrl: string;
   /** Link to this workflow run, when the runner says which one it is. */
   runUrl?: string;
   /** Where the repository is checked out. Default: the process's cwd. */
@@ -36,6 +38,7 @@ export function readEventContext(env: NodeJS.ProcessEnv = process.env): EventCon
     owner,
     repo,
     apiUrl: (env.GITHUB_API_URL ?? "https://api.github.com").replace(/\/$/, ""),
+    serverUrl,
     runUrl:
       env.GITHUB_RUN_ID && owner
         ? `${serverUrl}/${owner}/${repo}/actions/runs/${env.GITHUB_RUN_ID}`

@@ -3,6 +3,7 @@
  * instead of setting `INPUT_*` variables; the default is `@actions/core`'s reader.
  */
 import * as core from "@actions/core";
+import { parseAllowedBots } from "./trigger-trust.ts";
 
 /** `comment` input: "true" always posts, "false" never, "on-change" only when the patch is not empty. */
 export type CommentMode = "true" | "false" | "on-change";
@@ -25,6 +26,10 @@ export interface ActionInputs {
   /** From the `vars` input, one `KEY=VALUE` a line. Default: `{}`. */
   vars: Record<string, string>;
   replay?: string;
+  /** Bots that may trigger a run (`allowed-bots`), lower-case, without `[bot]`; `*` for all. Default: none. */
+  allowedBots: string[];
+  /** Run on pull_request_target / workflow_run even when the checkout is not the workflow's own commit. Default: false. */
+  allowUntrustedCheckout: boolean;
 }
 
 /** A bad input value. `input` is its name as written in action.yml. */
@@ -61,6 +66,8 @@ export function readActionInputs(getInput: InputReader = defaultReader): ActionI
     maxCostUsd: parsePositive("max-cost", get("max-cost"), false),
     vars: parseVars(getInput("vars")),
     replay: get("replay"),
+    allowedBots: parseAllowedBots(getInput("allowed-bots")),
+    allowUntrustedCheckout: parseBoolean("allow-untrusted-checkout", get("allow-untrusted-checkout")),
   };
   if (inputs.task === undefined && inputs.prompt === undefined) {
     throw new ActionInputError("task", "either 'task' (a path to task.yml) or 'prompt' is required");
@@ -72,6 +79,12 @@ function parseCommentMode(value: string | undefined): CommentMode {
   const normalized = (value ?? "true").toLowerCase();
   if (normalized === "true" || normalized === "false" || normalized === "on-change") return normalized;
   throw new ActionInputError("comment", `expected "true", "false" or "on-change", got "${value}"`);
+}
+
+function parseBoolean(name: string, value: string | undefined): boolean {
+  const normalized = (value ?? "false").toLowerCase();
+  if (normalized === "true" || normalized === "false") return normalized === "true";
+  throw new ActionInputError(name, `expected "true" or "false", got "${value}"`);
 }
 
 function parsePositive(name: string, value: string | undefined, integer: boolean): number | undefined {

@@ -12,25 +12,28 @@ export const OUTPUT_NAMES = [
   "usage",
   "summary",
   "comment-url",
+  "patch-withheld",
 ] as const;
 
 export type OutputName = (typeof OUTPUT_NAMES)[number];
 
 /**
  * `changed-files` is one path a line; `cost-usd` has up to 6 decimals and is empty when unknown;
- * `comment-url` is empty when no comment was posted.
+ * `comment-url` is empty when no comment was posted. When the patch held a secret, `patch` is
+ * empty and `patch-withheld` is "true" (else "false").
  */
 export function actionOutputs(result: ActionRunResult, commentUrl = ""): Record<OutputName, string> {
   return {
     conclusion: result.conclusion,
     "exit-code": String(result.exitCode),
-    patch: result.outputs.patch,
+    patch: result.patchHadSecret ? "" : result.outputs.patch,
     "changed-files": result.changedFiles.join("\n"),
     "cost-usd": result.costUsd === null ? "" : formatUsd(result.costUsd),
     turns: String(result.turns),
     usage: result.outputs.usage,
     summary: result.outputs.summary,
     "comment-url": commentUrl,
+    "patch-withheld": result.patchHadSecret ? "true" : "false",
   };
 }
 
@@ -39,6 +42,7 @@ export function skippedOutputs(): Record<OutputName, string> {
   const outputs = Object.fromEntries(OUTPUT_NAMES.map((name) => [name, ""])) as Record<OutputName, string>;
   outputs.conclusion = "skipped";
   outputs["exit-code"] = "0";
+  outputs["patch-withheld"] = "false";
   return outputs;
 }
 

@@ -6,17 +6,21 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
+import { sanitizeUntrustedText } from "../run/untrusted-text.ts";
 import { errorAnnotations, errorExitCode, runAnnotation } from "./annotations.ts";
 import { upsertComment } from "./comment.ts";
-import { buildCommentBody, commentMarker } from "./comment-body.ts";
+import { buildCommentBody, commentMarker, withholdPatch } from "./comment-body.ts";
+import { neutralizeComment } from "./comment-hygiene.ts";
 import { agentEnvironment, type EventContext, readEventContext } from "./event-context.ts";
 import { eventTarget } from "./event-target.ts";
+import { eventVars } from "./event-vars.ts";
 import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
 import { type ActionInputs, type InputReader, readActionInputs } from "./inputs.ts";
+import { guardWorkflowCommands } from "./log-guard.ts";
 import { actionOutputs, type OutputName, skippedOutputs } from "./outputs.ts";
-import { checkCommenterPermission } from "./permissions.ts";
 import type { ActionRunner, ActionRunResult } from "./runner-types.ts";
 import { taskName } from "./task-name.ts";
+import { passTrustGate } from "./trust-gate.ts";
 
 export interface ActionDeps {
   /** Loaded only once the trigger is accepted, so the mask and refusals are logged at once. */
@@ -64,24 +68,6 @@ export async function run(deps: ActionDeps): Promise<void> {
     return octokit;
   };
 
-  if (target?.commenter !== undefined) {
-    const github = await client();
-    const check = github
-      ? await checkCommenterPermission(github, {
-          ...deps.apiOptions,
-          owner: ctx.owner,
-          repo: ctx.repo,
-          username: target.commenter,
-        })
-      : { allowed: false, message: "no github-token to check the commenter's permission; not running" };
-    if (!check.allowed) {
-      core.notice(`agent-run: ${check.message}`, { title: "agent-run refused the trigger" });
-      setOutputs(skippedOutputs());
-      return;
-    }
-    core.info(`agent-run: ${check.message}`);
-  }
-
   if (ctx.eventName === "pull_request_target" && target?.fromFork) {
     core.warning(
       "agent-run: pull_request_target on a fork's PR runs with this repository's secrets and a write token; " +
@@ -89,13 +75,46 @@ export async function run(deps: ActionDeps): Promise<void> {
     );
   }
 
-  const taskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
+  const givenTaskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
+  const agentDir = path.resolve(ctx.workspace, inputs.workingDirectory);
+  const gate = await passTrustGate({
+    inputs,
+    ctx,
+    target,
+    env,
+    client,
+    apiOptions: deps.apiOptions,
+    taskFile: givenTaskFile,
+    agentDir,
+  });
+  if (!gate.run) {
+    if (gate.kind === "skipped") {
+      core.notice(`agent-run: ${gate.message}`, { title: "agent-run refused the trigger" });
+      setOutputs(skippedOutputs());
+      return;
+    }
+    core.error(`agent-run: ${gate.message}`, { title: "agent-run refused to run" });
+    setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": "2" });
+    await writeStepSummary(`## agent-run\n\n**refused** (exit 2), nothing was run: ${gate.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  for (const note of gate.notes) core.info(`agent-run: ${note}`);
+  for (const warning of gate.warnings) core.warning(`agent-run: ${warning}`);
+
+  const taskFile = gate.taskFile;
   const name = await taskName(taskFile);
   logInputs(inputs, ctx, name);
 
   let result: ActionRunResult;
   try {
-    result = await runWithSignals(await deps.loadRunner(), inputs, ctx, taskFile, env, deps.write);
+    const runner = await deps.loadRunner();
+    const vars = { ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)), ...inputs.vars };
+    result = await runWithSignals(
+      runner,
+      { inputs, ctx, taskFile, env, vars, trusted: gate.trusted },
+      deps.write,
+    );
   } catch (error) {
     const annotations = errorAnnotations(error, ctx.workspace);
     for (const annotation of annotations) core.error(annotation.message, annotation.properties);
@@ -111,6 +130,14 @@ export async function run(deps: ActionDeps): Promise<void> {
 
   const { "comment-url": _, ...outputs } = actionOutputs(result);
   setOutputs(outputs);
+  if (result.patchHadSecret) {
+    core.warning(
+      "agent-run: the patch held a secret value; it is withheld from the PR comment and the patch output",
+      {
+        title: "agent-run: patch withheld",
+      },
+    );
+  }
   await writeStepSummary(result.summaryMarkdown);
 
   let commentUrl = "";
@@ -123,41 +150,53 @@ export async function run(deps: ActionDeps): Promise<void> {
   }
   core.setOutput("comment-url", commentUrl);
 
-  const annotation = await runAnnotation(result, taskFile, ctx.workspace);
+  // Positions are looked up in the spec as checked out, which is where the annotation points.
+  const annotation = await runAnnotation(result, givenTaskFile, ctx.workspace);
   if (annotation) core.error(annotation.message, annotation.properties);
   process.exitCode = result.exitCode;
 }
 
+interface RunPlan {
+  inputs: ActionInputs;
+  ctx: EventContext;
+  taskFile: string | undefined;
+  env: NodeJS.ProcessEnv;
+  vars: Record<string, string>;
+  trusted: boolean;
+}
+
 async function runWithSignals(
   runner: ActionRunner,
-  inputs: ActionInputs,
-  ctx: EventContext,
-  taskFile: string | undefined,
-  env: NodeJS.ProcessEnv,
+  plan: RunPlan,
   write: ((line: string) => void) | undefined,
 ): Promise<ActionRunResult> {
+  const { inputs, ctx, taskFile, env } = plan;
   // A cancelled job gets SIGINT, then SIGTERM: end the run so its outputs are still written.
   const controller = new AbortController();
   // The runner maps the reason "SIGINT" / "SIGTERM" to exit 130 / 143.
   const abort = (signal: NodeJS.Signals) => controller.abort(signal);
   process.once("SIGINT", abort);
   process.once("SIGTERM", abort);
+  // The log shows tool arguments and model text: none of it may act as a workflow command.
+  const log = guardWorkflowCommands(write ?? ((chunk) => process.stdout.write(chunk)));
   try {
     return await runner.runTask({
       taskFile,
       cwd: path.resolve(ctx.workspace, inputs.workingDirectory),
       prompt: inputs.prompt,
       model: inputs.model,
-      vars: inputs.vars,
+      vars: plan.vars,
       replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
       maxTurns: inputs.maxTurns,
       maxCostUsd: inputs.maxCostUsd,
       env: agentEnvironment(env, inputs),
       signal: controller.signal,
+      trusted: plan.trusted,
       runUrl: ctx.runUrl,
-      onEvent: runner.createGithubRenderer(write ?? ((chunk) => process.stdout.write(chunk))),
+      onEvent: runner.createGithubRenderer(log.write),
     });
   } finally {
+    log.flush();
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
   }
@@ -191,7 +230,7 @@ async function postComment(
     repo: ctx.repo,
     issueNumber,
     marker: commentMarker(name),
-    body: buildCommentBody(result.summaryMarkdown, { taskName: name, runUrl: ctx.runUrl }),
+    body: buildCommentBody(publishedSummary(result, ctx), { taskName: name, runUrl: ctx.runUrl }),
     createIfMissing,
   });
   if (!outcome.ok) {
@@ -204,6 +243,12 @@ async function postComment(
   }
   core.info(`agent-run: PR comment ${outcome.value.action}: ${outcome.value.url}`);
   return outcome.value.url;
+}
+
+/** The summary as the PR comment shows it: patch withheld when it held a secret, then neutralised. */
+function publishedSummary(result: ActionRunResult, ctx: EventContext): string {
+  const summary = result.patchHadSecret ? withholdPatch(result.summaryMarkdown) : result.summaryMarkdown;
+  return neutralizeComment(summary, [new URL(ctx.serverUrl).hostname]);
 }
 
 async function patchIsEmpty(result: ActionRunResult): Promise<boolean> {

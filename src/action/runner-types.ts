@@ -18,6 +18,8 @@ export interface ActionRunResult {
   costUsd: number | null;
   turns: number;
   summaryMarkdown: string;
+  /** The patch held a secret value (redacted in patch.diff): it must not be published. */
+  patchHadSecret?: boolean;
 }
 
 export interface ActionRunOptions {
@@ -35,6 +37,8 @@ export interface ActionRunOptions {
   /** Link to the Actions run, for the summary. */
   runUrl?: string;
   onEvent?: (event: RunEvent) => void;
+  /** False for events from outside collaborators: `sandbox: auto` then never falls back to plain bash. */
+  trusted?: boolean;
 }
 
 export interface ActionRunner {

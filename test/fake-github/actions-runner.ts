@@ -1,19 +1,26 @@
 /**
  * Runs a JavaScript action's bundle the way the Actions runner does: a child process with
  * `INPUT_*` variables (name upper-cased, spaces to `_`, hyphens kept: `INPUT_GITHUB-TOKEN`), a
- * `GITHUB_OUTPUT` file, a `GITHUB_STEP_SUMMARY` file, the event payload at `GITHUB_EVENT_PATH`.
+ * `GITHUB_OUTPUT` file, a `GITHUB_STEP_SUMMARY` file, the event payload at `GITHUB_EVENT_PATH`;
+ * its stdout is read for workflow commands as the runner reads it (see workflow-commands.ts).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { type ParsedCommands, parseWorkflowCommands } from "./workflow-commands.ts";
 
 export interface ActionRun {
   exitCode: number;
   stdout: string;
   stderr: string;
-  /** Parsed back from the GITHUB_OUTPUT file; a name set twice keeps its last value. */
+  /**
+   * Parsed back from the GITHUB_OUTPUT file (a name set twice keeps its last value), over any
+   * `::set-output::` commands the runner would have acted on in stdout.
+   */
   outputs: Record<string, string>;
+  /** The workflow commands in stdout the runner would have acted on (masks, annotations...). */
+  commands: ParsedCommands;
   stepSummary: string;
 }
 
@@ -85,11 +92,13 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
       proc.stdout?.on("data", watch);
     }
   });
+  const commands = parseWorkflowCommands(child.stdout);
   return {
     exitCode: child.code,
     stdout: child.stdout,
     stderr: child.stderr,
-    outputs: parseOutputFile(await readFile(outputFile, "utf8")),
+    outputs: { ...commands.outputs, ...parseOutputFile(await readFile(outputFile, "utf8")) },
+    commands,
     stepSummary: await readFile(summaryFile, "utf8"),
   };
 }

@@ -1,0 +1,112 @@
+/**
+ * The checks between an event and a run, in order: bots (`allowed-bots`), the commenter's
+ * permission (comment triggers), the checkout on privileged PR events (`allow-untrusted-checkout`),
+ * then the task spec and hook scripts from the trusted commit. Each refusal says why in one line.
+ */
+import path from "node:path";
+import { type CheckoutCheck, checkCheckout, trustedCommit } from "./checkout-trust.ts";
+import type { EventContext } from "./event-context.ts";
+import type { EventTarget } from "./event-target.ts";
+import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
+import type { ActionInputs } from "./inputs.ts";
+import { checkCommenterPermission } from "./permissions.ts";
+import { checkBots, eventActors, isTrustedTrigger } from "./trigger-trust.ts";
+import { taskFromTrustedCommit } from "./trusted-spec.ts";
+
+export type GateOutcome =
+  | {
+      run: true;
+      /** The spec to run (a temp copy of the trusted commit's when the checkout's differs). */
+      taskFile: string | undefined;
+      /** Passed to the runner: with `sandbox: auto`, only trusted runs may fall back to plain bash. */
+      trusted: boolean;
+      /** Lines for the log (info). */
+      notes: string[];
+      /** Lines for the log (warnings). */
+      warnings: string[];
+    }
+  | {
+      run: false;
+      /**
+       * "skipped": someone who may not trigger a run did (a notice, exit 0);
+       * "refused": the workflow's set-up is unsafe or unreadable (an error, exit 2).
+       */
+      kind: "skipped" | "refused";
+      message: string;
+    };
+
+export interface GateOptions {
+  inputs: ActionInputs;
+  ctx: EventContext;
+  target: EventTarget | undefined;
+  env: NodeJS.ProcessEnv;
+  /** The GitHub client, created on first use; undefined without a token. */
+  client: () => Promise<GitHubClient | undefined>;
+  apiOptions?: ApiCallOptions;
+  /** The task spec as given (absolute), before any substitution. */
+  taskFile: string | undefined;
+  /** The agent's workspace (absolute). */
+  agentDir: string;
+}
+
+/** Runs every check; never throws (problems with git or the API refuse the run). */
+export async function passTrustGate(options: GateOptions): Promise<GateOutcome> {
+  const { inputs, ctx, target, env } = options;
+  const notes: string[] = [];
+  const warnings: string[] = [];
+
+  const bots = checkBots(eventActors(ctx.payload), inputs.allowedBots);
+  if (!bots.allowed) return { run: false, kind: "skipped", message: bots.message };
+  if (bots.message) notes.push(bots.message);
+
+  if (target?.commenter !== undefined) {
+    if (bots.listedBots.includes(target.commenter)) {
+      // The permission API knows nothing of apps; listing the bot is the workflow's explicit grant.
+      notes.push(`@${target.commenter} is a bot listed in 'allowed-bots': no permission check`);
+    } else {
+      const github = await options.client();
+      const check = github
+        ? await checkCommenterPermission(github, {
+            ...options.apiOptions,
+            owner: ctx.owner,
+            repo: ctx.repo,
+            username: target.commenter,
+          })
+        : { allowed: false, message: "no github-token to check the commenter's permission; not running" };
+      if (!check.allowed) return { run: false, kind: "skipped", message: check.message };
+      notes.push(check.message);
+    }
+  }
+
+  const checkout: CheckoutCheck = await checkCheckout({
+    eventName: ctx.eventName,
+    payload: ctx.payload,
+    env,
+    dir: options.agentDir,
+    allowUntrusted: inputs.allowUntrustedCheckout,
+  });
+  if (!checkout.allowed) return { run: false, kind: "refused", message: checkout.message };
+  if (checkout.message) warnings.push(checkout.message);
+
+  let taskFile = options.taskFile;
+  const sha = trustedCommit(ctx.eventName, ctx.payload, env);
+  if (taskFile !== undefined && sha !== undefined) {
+    const trusted = await taskFromTrustedCommit({ sha, taskFile, agentDir: options.agentDir });
+    if (!trusted.ok) return { run: false, kind: "refused", message: trusted.message };
+    taskFile = trusted.taskFile;
+    const rel = path
+      .relative(ctx.workspace, options.taskFile ?? "")
+      .split(path.sep)
+      .join("/");
+    notes.push(
+      trusted.replaced
+        ? `the checkout's ${rel} differs from the trusted commit ${sha.slice(0, 12)}: running the trusted commit's version`
+        : `${rel} matches the trusted commit ${sha.slice(0, 12)}`,
+    );
+    if (trusted.checkedScripts.length > 0) {
+      notes.push(`hook scripts match the trusted commit: ${trusted.checkedScripts.join(", ")}`);
+    }
+  }
+
+  return { run: true, taskFile, trusted: isTrustedTrigger(ctx.eventName, target?.fromFork), notes, warnings };
+}
