@@ -17,11 +17,20 @@ function zodSchemaOf(parameters: ToolParameters): z.ZodType {
   return schema;
 }
 
-/** The JSON Schema of a tool's parameters, as sent to providers. */
+const jsonFromZod = new WeakMap<z.ZodType, JsonSchema>();
+
+/**
+ * The JSON Schema of a tool's parameters, as sent to providers. Converted once per schema (every
+ * request of every turn asks again): the same object is returned each time, so treat it as read-only.
+ */
 export function toolParametersJsonSchema(tool: AnyAgentTool): JsonSchema {
   if (!isZodSchema(tool.parameters)) return tool.parameters;
-  const schema = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as JsonSchema;
-  delete schema.$schema;
+  let schema = jsonFromZod.get(tool.parameters);
+  if (!schema) {
+    schema = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as JsonSchema;
+    delete schema.$schema;
+    jsonFromZod.set(tool.parameters, schema);
+  }
   return schema;
 }
 
