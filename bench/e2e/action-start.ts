@@ -4,8 +4,7 @@
  * log line (the secret masks, written before anything else); the whole step's wall time and peak
  * RSS are reported beside it.
  */
-import { mkdtemp, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { startMockLlm } from "../../test/mock-llm/server.ts";
 import { expectExit, measure } from "./measure.ts";
@@ -20,7 +19,7 @@ export async function actionStart(ctx: BenchContext, runs: number): Promise<Benc
   const rss: number[] = [];
   for (let run = -1; run < runs; run++) {
     const workspace = await tempWorkspace({ "task.yml": taskYaml({ wire: "anthropic" }) });
-    const runner = await mkdtemp(path.join(os.tmpdir(), "agent-run-bench-runner-"));
+    const runner = await tempWorkspace();
     await writeFile(path.join(runner, "event.json"), "{}");
     for (const name of ["output", "summary"]) await writeFile(path.join(runner, name), "");
     const mock = await startMockLlm({ script: [DONE], recordBodies: false });

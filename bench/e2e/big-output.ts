@@ -2,6 +2,8 @@
  * Big output: `seq 1 3000000` (about 22 MB) in one bash call. Peak RSS of the whole CLI and the
  * size of the tool result as sent back to the model (the text of the next request's tool result).
  */
+import { readFile, rm } from "node:fs/promises";
+import path from "node:path";
 import { type BenchContext, runCliOnce } from "./run-cli.ts";
 import { fanOutScript } from "./sessions.ts";
 import { type BenchRow, rowOf } from "./stats.ts";
@@ -25,12 +27,20 @@ export async function bigOutput(ctx: BenchContext, runs: number): Promise<BenchR
     wall.push(result.wallMs);
     if (result.peakRssKb !== undefined) rss.push(result.peakRssKb / 1024);
     sent.push(toolResultBytes(result.requests[1]?.body));
+    await removeSpill(workspace);
   }
   const rows = [rowOf("big output (seq 1 3000000)", "wall ms", wall)];
   if (rss.length > 0)
     rows.push(rowOf("big output (seq 1 3000000)", "peak RSS MB", rss, { below: BIG_OUTPUT_TARGET_MB }));
   rows.push(rowOf("big output (seq 1 3000000)", "bytes sent to the model", sent));
   return rows;
+}
+
+/** Deletes the full output the bash tool saved (22 MB, in the system temp folder) for this run. */
+async function removeSpill(workspace: string): Promise<void> {
+  const events = await readFile(path.join(workspace, ".agent-run", "events.jsonl"), "utf8");
+  for (const match of events.matchAll(/"fullOutputPath":"([^"]+)"/g))
+    await rm(match[1] as string, { force: true });
 }
 
 /** UTF-8 bytes of the text of the tool results in an Anthropic request's last message. */

@@ -16,6 +16,7 @@ import { parallel } from "./parallel.ts";
 import { perTurn } from "./per-turn.ts";
 import type { BenchContext } from "./run-cli.ts";
 import { type BenchRow, markdownTable } from "./stats.ts";
+import { removeWorkspaces } from "./workspace.ts";
 
 /** Runs per scenario: fewer where one run takes seconds, so the whole suite stays near 2 minutes. */
 export const RUNS = { cold: 10, turn: 5, parallel: 3, sequential: 2, big: 3, long: 1, action: 5 };
@@ -49,6 +50,8 @@ for (const [name, scenario] of Object.entries(SCENARIOS)) {
     broken++;
     console.error(`${name}: BROKEN: ${error instanceof Error ? error.message : String(error)}`);
     rows.push({ scenario: name, measure: "BROKEN", value: "", spread: "", target: "" });
+  } finally {
+    await removeWorkspaces();
   }
 }
 await rm(bundle.dir, { recursive: true, force: true });

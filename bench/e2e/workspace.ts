@@ -1,5 +1,5 @@
 /** Temp workspaces, task specs and the environment that points the CLI at the mock LLM. */
-import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
@@ -7,13 +7,17 @@ import path from "node:path";
 export type Wire = "anthropic" | "openai";
 
 export const MODEL: Record<Wire, string> = {
-  anthropic: "anthropic:claude-sonnet-4-5",
+  // Not a deprecated model: the SDK would print a deprecation warning on every request.
+  anthropic: "anthropic:claude-sonnet-4-6",
   openai: "openai:gpt-5-mini",
 };
 
-/** A fresh temp folder holding `files` (relative paths; parent folders are created). */
+const created: string[] = [];
+
+/** A fresh temp folder holding `files` (relative paths; parent folders are created); see `removeWorkspaces`. */
 export async function tempWorkspace(files: Record<string, string> = {}): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-bench-ws-"));
+  created.push(dir);
   for (const [name, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
     await writeFile(path.join(dir, name), content);
@@ -21,11 +25,20 @@ export async function tempWorkspace(files: Record<string, string> = {}): Promise
   return dir;
 }
 
-/** A task spec with every built-in the scenarios call and room for long sessions. */
+/** Removes every folder `tempWorkspace` made so far. */
+export async function removeWorkspaces(): Promise<void> {
+  for (const dir of created.splice(0)) await rm(dir, { recursive: true, force: true });
+}
+
+/**
+ * A task spec with every built-in the scenarios call and room for long sessions. `sandbox`
+ * defaults to the spec's default (auto: bash in bubblewrap where it starts).
+ */
 export function taskYaml(options: {
   wire: Wire;
   execution?: "parallel" | "sequential";
   maxTurns?: number;
+  sandbox?: "auto" | "off";
 }): string {
   return [
     "name: bench",
@@ -34,6 +47,7 @@ export function taskYaml(options: {
     "tools: [read, edit, write, bash]",
     `execution: ${options.execution ?? "parallel"}`,
     `limits: { max_turns: ${options.maxTurns ?? 1000} }`,
+    ...(options.sandbox ? [`sandbox: ${options.sandbox}`] : []),
     "",
   ].join("\n");
 }
