@@ -2,6 +2,7 @@
  * The built action (dist/index.js) run as the Actions runner runs it, against a fake GitHub REST
  * API and the mock LLM server, both on loopback. Rebuild dist/ (npm run build) before running.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -66,10 +67,13 @@ async function runStep(options: {
   inputs?: Record<string, string>;
   task?: string;
   interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
+  /** Commit the workspace to a git repository and pass its HEAD as GITHUB_SHA. */
+  git?: boolean;
 }): Promise<ActionRun & { workspace: string }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-action-e2e-"));
   await writeFile(path.join(workspace, "task.yml"), options.task ?? TASK());
   await writeFile(path.join(workspace, "README.md"), "# demo\n");
+  const sha = options.git ? commitAll(workspace) : undefined;
   const event = options.event ?? "pull_request";
   const fixture = event === "issue_comment" ? "issue_comment.json" : "pull_request.json";
   const payload =
@@ -87,10 +91,27 @@ async function runStep(options: {
       comment: "true",
       ...options.inputs,
     },
-    env: { GITHUB_API_URL: github?.url ?? "", ANTHROPIC_BASE_URL: llm?.url ?? "" },
+    env: {
+      GITHUB_API_URL: github?.url ?? "",
+      ANTHROPIC_BASE_URL: llm?.url ?? "",
+      ...(sha !== undefined && { GITHUB_SHA: sha }),
+    },
     interrupt: options.interrupt,
   });
   return { ...run, workspace };
+}
+
+/** Commits everything in `dir` to a new repository; returns the commit. */
+function commitAll(dir: string): string {
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+      cwd: dir,
+      encoding: "utf8",
+    });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-q", "-m", "base");
+  return git("rev-parse", "HEAD").trim();
 }
 
 const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.method === method);
@@ -116,6 +137,7 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
       usage: path.join(first.workspace, ".agent-run/usage.json"),
       summary: path.join(first.workspace, ".agent-run/summary.md"),
       "comment-url": comment.html_url,
+      "patch-withheld": "false",
     });
     expect(await readFile(first.outputs.patch!, "utf8")).toContain("+hello from the agent");
     const summary = await readFile(first.outputs.summary!, "utf8");
@@ -276,6 +298,7 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     const { github } = await start(writeThenStop);
     const run = await runStep({
       event: "pull_request_target",
+      git: true,
       editPayload: (payload) => {
         payload.pull_request.head.repo.full_name = "mallory/octo-repo";
       },
