@@ -1,1 +1,0 @@
-import"./duration-D5TXFIWK.js";export{l as taskJsonSchema}from"./spec-BW6DAD5W.js";
