@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { StreamFunction, StreamRequest } from "../src/core/provider.ts";
-import type { AgentMessage, Model } from "../src/core/types.ts";
+import type { AgentMessage, AssistantMessage, Model } from "../src/core/types.ts";
 import { emptyUsage } from "../src/core/usage.ts";
 import { createRedactor } from "../src/output/index.ts";
 import { redactRequests } from "../src/run/redact-requests.ts";
@@ -20,7 +20,7 @@ function toolResult(i: number): AgentMessage {
   };
 }
 
-function assistant(i: number): AgentMessage {
+function assistant(i: number): AssistantMessage {
   return {
     role: "assistant",
     content: [{ type: "toolCall", id: `call_${i}`, name: "bash", arguments: { command: "env" } }],
@@ -46,6 +46,7 @@ describe("requests to the model are redacted", () => {
     const seen: StreamRequest[] = [];
     const inner: StreamFunction = async function* (request) {
       seen.push(request);
+      yield { type: "done", message: assistant(0) };
     };
     const stream = redactRequests(inner, redactor);
     const messages: AgentMessage[] = [{ role: "user", content: `use ${SECRET}`, timestamp: 0 }];
