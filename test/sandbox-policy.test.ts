@@ -130,19 +130,7 @@ describe("git credentials", () => {
     const sandbox = await prepareSandbox({
       bwrapPath: support.bwrapPath,
       workspace: tree,
-      protectedGlobs: protectedPaths(
-        {
-          file: "",
-          dir: tree,
-          name: "t",
-          spec: {
-            protect: [],
-            hooks: { beforeToolCall: [], afterToolCall: [], beforeStop: [], prepareNextTurn: [] },
-          },
-        } as unknown as LoadedTask,
-        tree,
-        path.join(tree, ".agent-run"),
-      ),
+      protectedGlobs: protectedPaths({ ...task(), file: "" }, tree, path.join(tree, ".agent-run")),
       env: process.env,
     });
     try {
