@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { readFile, rm, symlink } from "node:fs/promises";
+import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RunSetupError } from "../src/run/types.ts";
+import { runCli } from "./helpers/cli.ts";
 import {
   allOutputs,
   processesWith,
@@ -174,7 +175,45 @@ describe("nothing lingers", () => {
   }, 60_000);
 });
 
+describe("a sandboxed command that times out takes everything it started with it", () => {
+  test("bash timeout: the command and its background children are gone", async () => {
+    const marker = `300.${process.pid}${(Date.now() % 100_000) + 2}`;
+    const dir = await workspace();
+    const { result, events } = await runScripted(dir, TASK(), [
+      {
+        tool_calls: [
+          {
+            name: "bash",
+            arguments: { command: `sleep ${marker} & setsid sleep ${marker} & sleep ${marker}`, timeout: 1 },
+          },
+        ],
+      },
+      done,
+    ]);
+    expect(result.sandbox).toBe("sandboxed");
+    expect(toolOutputs(events)[0]).toContain("timed out");
+    expect(processesWith(`sleep ${marker}`)).toEqual([]);
+  }, 60_000);
+});
+
 describe("command hooks run in the same sandbox", () => {
+  test("a before_tool_call hook still gets the call as JSON on stdin and can block it", async () => {
+    const dir = await workspace();
+    const hook = "cat > hook-stdin.json; exit 2";
+    const { events } = await runScripted(
+      dir,
+      TASK(`hooks:\n  before_tool_call:\n    - match: { tool: bash }\n      run: ${JSON.stringify(hook)}\n`),
+      [{ tool_calls: [bash("echo should-not-run > ran.txt")] }, done],
+    );
+    const stdin = JSON.parse(await readFile(path.join(dir, "hook-stdin.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(stdin).toMatchObject({ hook: "before_tool_call", tool: "bash" });
+    expect(events.some((e) => e.type === "tool_execution_end" && e.blocked)).toBe(true);
+    expect(existsSync(path.join(dir, "ran.txt"))).toBe(false);
+  }, 60_000);
+
   test("a before_stop hook sees no secret, cannot touch .git, reaches no listener", async () => {
     const listener = await startListener();
     try {
@@ -228,6 +267,20 @@ describe("unsandboxed fallbacks", () => {
     );
     expect(error).toBeInstanceOf(RunSetupError);
     expect((error as RunSetupError).message).toContain("sandbox: required");
+    expect(existsSync(path.join(dir, ".agent-run"))).toBe(false);
+  }, 60_000);
+
+  test("the CLI exits 2 with the reason on stderr, before writing anything", async () => {
+    const dir = await workspace();
+    await writeFile(path.join(dir, "task.yml"), TASK("sandbox: required\n"));
+    await writeFile(path.join(dir, "s.json"), JSON.stringify({ turns: [done] }));
+    const cli = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.json")], {
+      env: { AGENT_RUN_BWRAP: "/nonexistent/bwrap" },
+    });
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain(
+      "agent-run: the task requires a sandbox (sandbox: required), but bubblewrap is not installed",
+    );
     expect(existsSync(path.join(dir, ".agent-run"))).toBe(false);
   }, 60_000);
 
