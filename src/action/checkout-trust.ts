@@ -7,7 +7,13 @@
  * pull_request_target) and no tracked file differs from HEAD; anything else (the PR head, a merge
  * ref, a commit that cannot be read) is untrusted.
  */
-import { git } from "../output/git.ts";
+import type { GitOptions, GitResult } from "../output/git.ts";
+
+/** git, isolated from user config; loaded on first use, so events that never need it start faster. */
+async function git(args: string[], options: GitOptions): Promise<GitResult> {
+  const { git: run } = await import("../output/git.ts");
+  return run(args, options);
+}
 
 /** Events that run with secrets and a write token while a pull request's code may be checked out. */
 export const PRIVILEGED_PR_EVENTS: readonly string[] = ["pull_request_target", "workflow_run"];

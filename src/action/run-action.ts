@@ -105,6 +105,19 @@ export async function run(deps: ActionDeps): Promise<void> {
   const taskFile = gate.taskFile;
   const name = await taskName(taskFile);
   logInputs(inputs, ctx, name);
+  if (process.platform === "linux" && env.GITHUB_ACTIONS === "true") {
+    const prereqs = await import("./sandbox-prereqs.ts");
+    const notes = await prereqs.prepareSandboxPrereqs({
+      env,
+      platform: process.platform,
+      sandboxMode: await prereqs.readSandboxMode(taskFile),
+      ops: prereqs.realPrereqOps(env),
+    });
+    for (const note of notes) {
+      if (note.level === "info") core.info(`agent-run: ${note.message}`);
+      else core.warning(`agent-run: ${note.message}`, { title: "agent-run: sandbox set-up" });
+    }
+  }
 
   let result: ActionRunResult;
   try {
