@@ -1,0 +1,1 @@
+export{r as runProcess}from"./process-CSFt2MtM.js";
