@@ -41,19 +41,23 @@ export async function runCliOnce(
 
 const BARE_LOOP = path.join(import.meta.dirname, "bare-loop.ts");
 
-/** The bare loop (bare-loop.ts) in `workspace` against a mock playing `script`; throws unless it exits 0. */
+/**
+ * The bare loop (bare-loop.ts) in `workspace` against a mock playing `script`; throws unless it
+ * exits 0. With `keepRequests`, the mock's requests (headers only) come back too.
+ */
 export async function runBareOnce(
   ctx: BenchContext,
   wire: Wire,
   workspace: string,
   script: MockScript,
   what: string,
-): Promise<Measured> {
+  options: { keepRequests?: boolean } = {},
+): Promise<Measured & { requests?: RecordedRequest[] }> {
   const mock = await startMockLlm({ script, recordBodies: false });
   try {
     const result = await measure(ctx.node, [BARE_LOOP, wire, mock.url, workspace], { cwd: workspace });
     expectExit(result, 0, what);
-    return result;
+    return options.keepRequests ? { ...result, requests: mock.requests } : result;
   } finally {
     await mock.close();
   }
