@@ -3,14 +3,10 @@
  * runner as the CLI, then write outputs and the step summary before anything that talks to GitHub,
  * so an API failure never loses them; last, the sticky PR comment and the failure annotation.
  */
-import { stat } from "node:fs/promises";
 import path from "node:path";
 import * as core from "@actions/core";
 import { sanitizeUntrustedText } from "../run/untrusted-text.ts";
 import { errorAnnotations, errorExitCode, runAnnotation } from "./annotations.ts";
-import { upsertComment } from "./comment.ts";
-import { buildCommentBody, commentMarker, withholdPatch } from "./comment-body.ts";
-import { neutralizeComment } from "./comment-hygiene.ts";
 import { agentEnvironment, type EventContext, readEventContext } from "./event-context.ts";
 import { eventTarget } from "./event-target.ts";
 import { eventVars } from "./event-vars.ts";
@@ -18,6 +14,7 @@ import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
 import { type ActionInputs, type InputReader, readActionInputs } from "./inputs.ts";
 import { guardWorkflowCommands } from "./log-guard.ts";
 import { actionOutputs, type OutputName, skippedOutputs } from "./outputs.ts";
+import { postComment } from "./publish-comment.ts";
 import type { ActionRunner, ActionRunResult } from "./runner-types.ts";
 import { taskName } from "./task-name.ts";
 import { passTrustGate } from "./trust-gate.ts";
@@ -130,7 +127,16 @@ export async function run(deps: ActionDeps): Promise<void> {
     );
   } catch (error) {
     const annotations = errorAnnotations(error, ctx.workspace);
-    for (const annotation of annotations) core.error(annotation.message, annotation.properties);
+    for (const annotation of annotations) {
+      // A spec run from the trusted commit's temp copy is still annotated at the path the user knows.
+      if (taskFile !== givenTaskFile && taskFile && givenTaskFile && annotation.properties.file) {
+        const temp = path.relative(ctx.workspace, taskFile).split(path.sep).join("/");
+        if (annotation.properties.file === temp) {
+          annotation.properties.file = path.relative(ctx.workspace, givenTaskFile).split(path.sep).join("/");
+        }
+      }
+      core.error(annotation.message, annotation.properties);
+    }
     const code = errorExitCode(error);
     setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
     const lines = annotations.map((a) => `- ${a.message}`).join("\n");
@@ -212,63 +218,6 @@ async function runWithSignals(
     log.flush();
     process.off("SIGINT", abort);
     process.off("SIGTERM", abort);
-  }
-}
-
-async function postComment(
-  inputs: ActionInputs,
-  ctx: EventContext,
-  issueNumber: number | undefined,
-  result: ActionRunResult,
-  name: string,
-  client: () => Promise<GitHubClient | undefined>,
-  apiOptions: ApiCallOptions | undefined,
-): Promise<string> {
-  if (inputs.comment === "false") return "";
-  if (issueNumber === undefined) {
-    core.info(`agent-run: no PR comment (the ${ctx.eventName || "unknown"} event has no pull request)`);
-    return "";
-  }
-  // on-change with an empty patch: never a new comment, but an earlier one is brought up to date
-  // so it does not keep showing a patch that no longer applies.
-  const createIfMissing = !(inputs.comment === "on-change" && (await patchIsEmpty(result)));
-  const github = await client();
-  if (!github) {
-    core.warning("agent-run: no github-token; the PR comment was not posted");
-    return "";
-  }
-  const outcome = await upsertComment(github, {
-    ...apiOptions,
-    owner: ctx.owner,
-    repo: ctx.repo,
-    issueNumber,
-    marker: commentMarker(name),
-    body: buildCommentBody(publishedSummary(result, ctx), { taskName: name, runUrl: ctx.runUrl }),
-    createIfMissing,
-  });
-  if (!outcome.ok) {
-    core.warning(outcome.message, { title: "agent-run: PR comment not posted" });
-    return "";
-  }
-  if (outcome.value.action === "absent") {
-    core.info("agent-run: no PR comment (comment: on-change and the patch is empty)");
-    return "";
-  }
-  core.info(`agent-run: PR comment ${outcome.value.action}: ${outcome.value.url}`);
-  return outcome.value.url;
-}
-
-/** The summary as the PR comment shows it: patch withheld when it held a secret, then neutralised. */
-function publishedSummary(result: ActionRunResult, ctx: EventContext): string {
-  const summary = result.patchHadSecret ? withholdPatch(result.summaryMarkdown) : result.summaryMarkdown;
-  return neutralizeComment(summary, [new URL(ctx.serverUrl).hostname]);
-}
-
-async function patchIsEmpty(result: ActionRunResult): Promise<boolean> {
-  try {
-    return (await stat(result.outputs.patch)).size === 0;
-  } catch {
-    return result.changedFiles.length === 0;
   }
 }
 
