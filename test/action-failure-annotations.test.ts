@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { errorAnnotations, errorExitCode, runAnnotation } from "../src/action/annotations.ts";
 import type { ActionRunResult } from "../src/action/runner-types.ts";
+import { RunSetupError } from "../src/run/types.ts";
 import { SpecError } from "../src/spec/errors.ts";
 
 const TASK = `name: fix-lint
@@ -81,6 +82,14 @@ describe("errorAnnotations", () => {
       },
     ]);
     expect(errorExitCode(error)).toBe(2);
+  });
+
+  test("a run that cannot start (RunSetupError: no workspace, a sandbox that must run cannot) is exit 2", () => {
+    const error = new RunSetupError("sandbox_unavailable", "bubblewrap is not installed");
+    expect(errorExitCode(error)).toBe(2);
+    expect(errorAnnotations(error, "/ws")).toEqual([
+      { message: "agent-run: bubblewrap is not installed", properties: { title: "agent-run" } },
+    ]);
   });
 
   test("any other error is an infrastructure error (exit 4)", () => {
