@@ -66,6 +66,8 @@ interface Step {
   pr?: Record<string, string>;
   inputs?: Record<string, string>;
   editPayload?: (payload: Payload) => void;
+  /** Extra environment for the step. */
+  env?: Record<string, string>;
 }
 
 async function runStep(
@@ -106,7 +108,7 @@ async function runStep(
     payload,
     workspace,
     inputs: { task: "task.yml", "anthropic-api-key": API_KEY, "github-token": TOKEN, ...step.inputs },
-    env: { GITHUB_API_URL: github.url, ANTHROPIC_BASE_URL: llm.url, GITHUB_SHA: base },
+    env: { GITHUB_API_URL: github.url, ANTHROPIC_BASE_URL: llm.url, GITHUB_SHA: base, ...step.env },
   });
   return { run, llm, github, workspace, base, head };
 }
@@ -198,6 +200,28 @@ describe("dist/index.js refuses untrusted triggers", { timeout: 60_000 }, () => 
     expect(run.commands.annotations[0]?.data).toContain(
       "the hook script ci/check.sh differs from the trusted commit",
     );
+  });
+});
+
+describe("dist/index.js tells the runner which triggers are untrusted", { timeout: 60_000 }, () => {
+  const noBwrap = { AGENT_RUN_BWRAP: "/nonexistent/bwrap" };
+
+  test("without bubblewrap, a comment-triggered run stops (exit 2) instead of running bash unsandboxed", async () => {
+    const { run, llm } = await runStep(
+      [done],
+      { event: "issue_comment", env: noBwrap },
+      { roles: { "drive-by-user": "write" } },
+    );
+    expect(run.exitCode, run.stdout).toBe(2);
+    expect(llm.requests).toEqual([]);
+    expect(run.commands.annotations[0]?.data).toContain("bubblewrap");
+  });
+
+  test("…while a same-repository pull_request (trusted) falls back and says so in the summary", async () => {
+    const { run, llm } = await runStep([done], { event: "pull_request", env: noBwrap });
+    expect(run.exitCode).toBe(0);
+    expect(llm.requests.length).toBeGreaterThan(0);
+    expect(run.stepSummary).toMatch(/unsandboxed|without a sandbox|not sandboxed/i);
   });
 });
 
