@@ -1,0 +1,1 @@
+export{t as default}from"./sdk-D1g8gvBx.js";

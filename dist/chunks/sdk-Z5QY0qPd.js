@@ -1,1 +1,0 @@
-export{t as default}from"./sdk-Cy7J4Qm0.js";
