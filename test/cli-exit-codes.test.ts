@@ -119,6 +119,8 @@ describe("the CLI as a child process", () => {
     expect(usage.conclusion).toBe("failure");
     expect(usage.turns).toBe(2);
     expect(summary).toContain("still failing after 2 attempts");
+    // The failing check's own output is in the summary, collapsed.
+    expect(summary).toContain("<details><summary>Output (end)</summary>\n\n  ```text\n  still broken\n  ```");
   });
 
   test("3: --max-turns stops the run as a limit", async () => {

@@ -169,6 +169,7 @@ hooks:
       rule: 0,
       command: 'echo "3 problems"; exit 1',
       message: '`echo "3 problems"; exit 1` still failing after 2 attempts',
+      output: "3 problems",
     });
   });
 });

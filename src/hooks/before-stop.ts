@@ -47,6 +47,7 @@ export function createBeforeStop(rules: BeforeStopRule[], deps: HookDeps): Befor
         emitHookEnd(deps, call, run, broken ? "error" : "fail", {
           reason: fail,
           failure: fail,
+          output: output.text,
           outputTruncated: output.truncated,
         });
         return { fail };

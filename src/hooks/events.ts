@@ -54,4 +54,6 @@ export type HookEvent =
       command?: string;
       /** One line: what failed and how. */
       message: string;
+      /** The end of the command's output (bounded), so the summary can show why. */
+      output?: string;
     });

@@ -138,13 +138,16 @@ function writtenBytes(kept: string, dropped: number): number {
   return Buffer.byteLength(kept) - marker + dropped;
 }
 
+/** Characters of a failed hook's output kept for the summary (the end, where the verdict is). */
+export const FAILURE_OUTPUT_CHARS = 4000;
+
 /** Emits `hook_end` for a run, and `hook_failed` too when the outcome is an error or a failure. */
 export function emitHookEnd(
   deps: HookDeps,
   call: CommandHookCall,
   run: CommandHookRun,
   outcome: HookOutcome,
-  details: { reason?: string; outputTruncated?: boolean; failure?: string } = {},
+  details: { reason?: string; outputTruncated?: boolean; failure?: string; output?: string } = {},
 ): void {
   const ids = {
     hook: call.hook,
@@ -165,7 +168,13 @@ export function emitHookEnd(
     outputTruncated: details.outputTruncated ?? false,
   });
   if (details.failure !== undefined) {
-    deps.emit({ type: "hook_failed", ...ids, command: run.command, message: oneLine(details.failure, 500) });
+    deps.emit({
+      type: "hook_failed",
+      ...ids,
+      command: run.command,
+      message: oneLine(details.failure, 500),
+      ...(details.output?.trim() && { output: details.output.trim().slice(-FAILURE_OUTPUT_CHARS) }),
+    });
   }
 }
 

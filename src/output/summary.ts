@@ -180,7 +180,13 @@ function hooksSection(record: RunRecord): string {
   if (record.hookFailures.length === 0) return "";
   const items = record.hookFailures.slice(0, MAX_LISTED_ITEMS).map((failure) => {
     const command = failure.command ? ` ${codeSpan(truncate(failure.command, 200))}` : "";
-    return `- **${escapeInline(failure.hook)}**${command}: ${escapeInline(truncate(failure.message, 500))}`;
+    const line = `- **${escapeInline(failure.hook)}**${command}: ${escapeInline(truncate(failure.message, 500))}`;
+    if (!failure.output) return line;
+    const output = fencedBlock(failure.output, "text")
+      .split("\n")
+      .map((l) => `  ${l}`)
+      .join("\n");
+    return `${line}\n\n  <details><summary>Output (end)</summary>\n\n${output}\n\n  </details>\n`;
   });
   return `#### Hook failures (${record.hookFailures.length})\n\n${[...items, ...more(record.hookFailures.length)].join("\n")}`;
 }

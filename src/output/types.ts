@@ -25,6 +25,8 @@ export interface HookFailure {
   hook: string;
   command?: string;
   message: string;
+  /** The end of the command's output, shown collapsed in the summary. */
+  output?: string;
 }
 
 /**

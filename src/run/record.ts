@@ -65,6 +65,7 @@ export class RecordCollector {
           hook: event.hook,
           ...(event.command !== undefined && { command: event.command }),
           message: event.message,
+          ...(event.output !== undefined && { output: event.output }),
         });
         break;
       default:

@@ -115,9 +115,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         break;
       case "hook_decision":
         if (event.hook === "beforeStop") {
-          out(
-            `  ${paint("yellow", "↺")} before_stop: ${event.decision === "fail" ? "failing" : "sending the model back"}`,
-          );
+          if (event.decision === "continue")
+            out(`  ${paint("yellow", "↺")} before_stop failed: the model continues`);
         } else if (event.hook === "prepareNextTurn")
           out(paint("dim", `  ⇄ next turn: ${event.reason ?? ""}`));
         break;
@@ -130,6 +129,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         }
         break;
       case "hook_failed":
+        // A failing before_stop check already has its ✗ line and ends the run with its reason.
+        if (event.hook === "before_stop") break;
         out(`  ${paint("red", "!")} ${event.hook} hook failed: ${shortArgs("", event.message, 120)}`);
         break;
       case "limit":
