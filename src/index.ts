@@ -19,13 +19,18 @@ export {
   type ReplaySession,
 } from "./providers/index.ts";
 export {
+  createGithubRenderer,
   createTextRenderer,
   EXIT,
+  escapeWorkflowCommandText,
   type RunEvent,
   type RunResult,
+  RunSetupError,
   type RunTaskOptions,
   runTask,
+  sanitizeUntrustedText,
 } from "./run/index.ts";
+export { detectSandbox, prepareSandbox, type SandboxPolicy, type SandboxSupport } from "./sandbox/index.ts";
 export {
   formatSpecProblems,
   type LoadedTask,
