@@ -147,47 +147,32 @@ function untouched(text: string, totalLines: number, totalBytes: number, kept: T
 
 /** Keeps the beginning of `text` within the limits. */
 export function truncateHead(text: string, options: TruncationOptions = {}): TruncationResult {
-  const { maxLines, maxBytes } = limits(options);
-  const totalBytes = Buffer.byteLength(text, "utf8");
-  const totalLines = countLines(text);
-  if (totalLines <= maxLines && totalBytes <= maxBytes)
-    return untouched(text, totalLines, totalBytes, "head");
-  const head = takeHead(text, maxLines, maxBytes);
-  return {
-    content: head.text,
-    truncated: true,
-    truncatedBy: head.lines >= maxLines && totalLines > maxLines ? "lines" : "bytes",
-    kept: "head",
-    totalLines,
-    totalBytes,
-    outputLines: head.lines,
-    outputBytes: head.bytes,
-    droppedLines: totalLines - head.lines + (head.lineCut ? 1 : 0),
-    droppedBytes: totalBytes - head.bytes,
-    lineCut: head.lineCut,
-  };
+  return truncateOneEnd(text, options, "head");
 }
 
 /** Keeps the end of `text` within the limits. */
 export function truncateTail(text: string, options: TruncationOptions = {}): TruncationResult {
+  return truncateOneEnd(text, options, "tail");
+}
+
+function truncateOneEnd(text: string, options: TruncationOptions, kept: "head" | "tail"): TruncationResult {
   const { maxLines, maxBytes } = limits(options);
   const totalBytes = Buffer.byteLength(text, "utf8");
   const totalLines = countLines(text);
-  if (totalLines <= maxLines && totalBytes <= maxBytes)
-    return untouched(text, totalLines, totalBytes, "tail");
-  const tail = takeTail(text, maxLines, maxBytes);
+  if (totalLines <= maxLines && totalBytes <= maxBytes) return untouched(text, totalLines, totalBytes, kept);
+  const part = kept === "head" ? takeHead(text, maxLines, maxBytes) : takeTail(text, maxLines, maxBytes);
   return {
-    content: tail.text,
+    content: part.text,
     truncated: true,
-    truncatedBy: tail.lines >= maxLines && totalLines > maxLines ? "lines" : "bytes",
-    kept: "tail",
+    truncatedBy: part.lines >= maxLines && totalLines > maxLines ? "lines" : "bytes",
+    kept,
     totalLines,
     totalBytes,
-    outputLines: tail.lines,
-    outputBytes: tail.bytes,
-    droppedLines: totalLines - tail.lines + (tail.lineCut ? 1 : 0),
-    droppedBytes: totalBytes - tail.bytes,
-    lineCut: tail.lineCut,
+    outputLines: part.lines,
+    outputBytes: part.bytes,
+    droppedLines: totalLines - part.lines + (part.lineCut ? 1 : 0),
+    droppedBytes: totalBytes - part.bytes,
+    lineCut: part.lineCut,
   };
 }
 
