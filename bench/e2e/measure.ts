@@ -19,6 +19,12 @@ export interface Measured {
   wallMs: number;
   /** Peak resident set of the measured process, KB; undefined when GNU time is missing. */
   peakRssKb: number | undefined;
+  /**
+   * CPU time (user + system) of the process and the children it reaped (bash, bwrap), ms, at GNU
+   * time's 10 ms resolution; undefined when GNU time is missing. Less disturbed than wall time by
+   * other work on the machine.
+   */
+  cpuMs: number | undefined;
   /** Spawn to the first byte on stdout or stderr, ms; undefined when it printed nothing. */
   firstOutputMs: number | undefined;
   stdout: string;
@@ -49,7 +55,9 @@ export async function measure(
   const withTime = canMeasureRss();
   const dir = withTime ? await mkdtemp(path.join(os.tmpdir(), "agent-run-bench-time-")) : undefined;
   const rssFile = dir ? path.join(dir, "rss") : "";
-  const [file, argv] = withTime ? [GNU_TIME, ["-f", "%M", "-o", rssFile, command, ...args]] : [command, args];
+  const [file, argv] = withTime
+    ? [GNU_TIME, ["-f", "%M %U %S", "-o", rssFile, command, ...args]]
+    : [command, args];
   const started = performance.now();
   const child = spawn(file, argv, {
     cwd: options.cwd,
@@ -86,11 +94,15 @@ export async function measure(
     );
   }).finally(() => clearTimeout(timer));
   let peakRssKb: number | undefined;
+  let cpuMs: number | undefined;
   if (dir) {
     const text = await readFile(rssFile, "utf8").catch(() => "");
-    // GNU time prefixes "Command exited with non-zero status N" on failure; the figure is the last line.
-    const last = text.trim().split("\n").at(-1) ?? "";
-    peakRssKb = /^\d+$/.test(last) ? Number(last) : undefined;
+    // GNU time prefixes "Command exited with non-zero status N" on failure; the figures are the last line.
+    const figures = /^(\d+) ([\d.]+) ([\d.]+)$/.exec(text.trim().split("\n").at(-1) ?? "");
+    if (figures) {
+      peakRssKb = Number(figures[1]);
+      cpuMs = (Number(figures[2]) + Number(figures[3])) * 1000;
+    }
     await rm(dir, { recursive: true, force: true });
   }
   return {
@@ -98,6 +110,7 @@ export async function measure(
     signal,
     wallMs,
     peakRssKb,
+    cpuMs,
     firstOutputMs,
     stdout: Buffer.concat(stdout).toString("utf8"),
     stderr: Buffer.concat(stderr).toString("utf8"),

@@ -3,8 +3,10 @@
  * turn) through the Anthropic and the OpenAI Responses wire formats, the CLI side by side with the
  * bare loop. Per turn = (wall of the 100-turn session - wall of a one-turn session) / 100, paired
  * run by run, so start-up and the end-of-run outputs cancel out. The runner's overhead is the
- * CLI's figure minus the bare loop's. The bare loop runs bash plainly; the CLI runs it in
- * bubblewrap by default (sandbox: auto), so the Anthropic session is also run with sandbox: off.
+ * CLI's figure minus the bare loop's, in wall time and in CPU time (user + system, children
+ * included), which other work on a shared machine disturbs less. The bare loop runs bash plainly;
+ * the CLI runs it in bubblewrap by default (sandbox: auto), so the Anthropic session is also run
+ * with sandbox: off.
  */
 import type { Measured } from "./measure.ts";
 import { type BenchContext, runBareOnce, runCliOnce } from "./run-cli.ts";
@@ -29,37 +31,56 @@ const VARIANTS: Variant[] = [
   { wire: "anthropic", sandbox: "off", label: "Anthropic, sandbox off" },
 ];
 
+interface Slopes {
+  wall: number[];
+  cpu: number[];
+}
+
 export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  const bareByWire = new Map<Wire, number[]>();
+  const bareByWire = new Map<Wire, Slopes>();
   for (const variant of VARIANTS) {
-    const cli: number[] = [];
+    const cli: Slopes = { wall: [], cpu: [] };
     let bare = bareByWire.get(variant.wire);
     const measureBare = bare === undefined;
-    bare ??= [];
+    bare ??= { wall: [], cpu: [] };
     for (let run = 0; run < runs; run++) {
-      cli.push(slope(await session(ctx, variant, "cli", TURNS), await session(ctx, variant, "cli", 0)));
+      addSlope(cli, await session(ctx, variant, "cli", TURNS), await session(ctx, variant, "cli", 0));
       if (measureBare)
-        bare.push(slope(await session(ctx, variant, "bare", TURNS), await session(ctx, variant, "bare", 0)));
+        addSlope(bare, await session(ctx, variant, "bare", TURNS), await session(ctx, variant, "bare", 0));
     }
     bareByWire.set(variant.wire, bare);
     const scenario = `per turn, ${variant.label}`;
-    const overhead = spread(cli).median - spread(bare).median;
-    rows.push(rowOf(scenario, "agent-run ms/turn", cli, undefined, 2));
-    if (measureBare) rows.push(rowOf(scenario, "bare loop ms/turn", bare, undefined, 2));
+    rows.push(rowOf(scenario, "agent-run wall ms/turn", cli.wall, undefined, 2));
+    if (measureBare) rows.push(rowOf(scenario, "bare loop wall ms/turn", bare.wall, undefined, 2));
+    const overhead = spread(cli.wall).median - spread(bare.wall).median;
     rows.push({
       scenario,
-      measure: "runner overhead ms/turn",
+      measure: "runner overhead wall ms/turn",
       value: fmt(overhead, 2),
       spread: "agent-run − bare loop, medians",
       target: `< ${PER_TURN_TARGET_MS} ${overhead < PER_TURN_TARGET_MS ? "met" : "MISSED"}`,
     });
+    if (cli.cpu.length > 0 && bare.cpu.length > 0) {
+      rows.push(rowOf(scenario, "agent-run CPU ms/turn", cli.cpu, undefined, 2));
+      if (measureBare) rows.push(rowOf(scenario, "bare loop CPU ms/turn", bare.cpu, undefined, 2));
+      rows.push({
+        scenario,
+        measure: "runner overhead CPU ms/turn",
+        value: fmt(spread(cli.cpu).median - spread(bare.cpu).median, 2),
+        spread: "agent-run − bare loop, medians",
+        target: "",
+      });
+    }
   }
   return rows;
 }
 
-function slope(long: Measured, short: Measured): number {
-  return (long.wallMs - short.wallMs) / TURNS;
+/** Adds one run's per-turn figures: (long session − one-turn session) / TURNS. */
+function addSlope(into: Slopes, long: Measured, short: Measured): void {
+  into.wall.push((long.wallMs - short.wallMs) / TURNS);
+  if (long.cpuMs !== undefined && short.cpuMs !== undefined)
+    into.cpu.push((long.cpuMs - short.cpuMs) / TURNS);
 }
 
 async function session(
