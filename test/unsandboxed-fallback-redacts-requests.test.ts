@@ -1,8 +1,9 @@
 import { rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { CompactRunEvent as RunEvent } from "../src/run/compact-event.ts";
 import { runTask } from "../src/run/run-task.ts";
-import type { RunEvent, RunResult } from "../src/run/types.ts";
+import type { RunResult } from "../src/run/types.ts";
 import { toolOutputs, trustWorkspace } from "./helpers/trust.ts";
 import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
 

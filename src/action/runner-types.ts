@@ -2,7 +2,7 @@
  * The part of the runner's API (`src/run/index.ts`) the action uses, as picks of the runner's own
  * types, so the action's logic can be tested with a stand-in runner. `main.ts` passes the real one.
  */
-import type { RunEvent, RunResult, RunTaskOptions } from "../run/index.ts";
+import type { CompactRunEvent, RunResult, RunTaskOptions } from "../run/index.ts";
 
 export type RunConclusion = RunResult["conclusion"];
 
@@ -31,5 +31,5 @@ export type ActionRunOptions = Pick<
 
 export interface ActionRunner {
   runTask(options: ActionRunOptions): Promise<ActionRunResult>;
-  createGithubRenderer(write: (chunk: string) => void): (event: RunEvent) => void;
+  createGithubRenderer(write: (chunk: string) => void): (event: CompactRunEvent) => void;
 }

@@ -1,8 +1,9 @@
 import { errorText } from "../core/validate.ts";
 import { ProviderConfigError } from "../providers/index.ts";
+import type { CompactRunEvent } from "../run/compact-event.ts";
 import { createTextRenderer, type TextRenderMode } from "../run/render-text.ts";
 import { runTask } from "../run/run-task.ts";
-import { EXIT, type RunEvent, RunSetupError } from "../run/types.ts";
+import { EXIT, RunSetupError } from "../run/types.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
 import type { CliCommand } from "./args.ts";
 
@@ -66,7 +67,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   }
 }
 
-function jsonRenderer(): (event: RunEvent) => void {
+function jsonRenderer(): (event: CompactRunEvent) => void {
   return (event) => {
     process.stdout.write(`${JSON.stringify(event)}\n`);
   };

@@ -1,4 +1,5 @@
 export { ALWAYS_PROTECTED, buildTools, caseInsensitiveGlob, protectedPaths } from "./build-tools.ts";
+export { type CompactRunEvent, compactEvent } from "./compact-event.ts";
 export { RecordCollector } from "./record.ts";
 export { createTextRenderer, type TextRendererOptions, type TextRenderMode } from "./render-text.ts";
 export { runTask } from "./run-task.ts";
@@ -25,10 +26,10 @@ export {
   stopCommandsBlock,
 } from "./workflow-commands.ts";
 
+import type { CompactRunEvent } from "./compact-event.ts";
 import { createTextRenderer } from "./render-text.ts";
-import type { RunEvent } from "./types.ts";
 
 /** The GitHub Actions log renderer: a `::group::` per turn. */
-export function createGithubRenderer(write: (line: string) => void): (event: RunEvent) => void {
+export function createGithubRenderer(write: (line: string) => void): (event: CompactRunEvent) => void {
   return createTextRenderer({ write, mode: "github", color: false });
 }

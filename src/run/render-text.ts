@@ -1,5 +1,5 @@
+import type { CompactRunEvent } from "./compact-event.ts";
 import { shortArgs } from "./short-args.ts";
-import type { RunEvent } from "./types.ts";
 import { escapeWorkflowCommandText } from "./workflow-commands.ts";
 
 export type TextRenderMode = "tty" | "plain" | "github";
@@ -35,7 +35,7 @@ function formatMs(ms: number): string {
  * lines only, "github" wraps each turn in `::group::`. Every line starts with our own text, so
  * nothing a model or tool produced can open a line (and be taken as a workflow command).
  */
-export function createTextRenderer(options: TextRendererOptions): (event: RunEvent) => void {
+export function createTextRenderer(options: TextRendererOptions): (event: CompactRunEvent) => void {
   const color = options.color ?? (options.mode === "tty" && !process.env.NO_COLOR);
   const paint = (code: keyof typeof ANSI, text: string) =>
     color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
@@ -108,8 +108,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: RunEve
         break;
       }
       case "message_update":
-        if (event.event.type === "retry") {
-          const { attempt, delayMs, reason } = event.event;
+        if (event.update === "retry") {
+          const { attempt = 0, delayMs = 0, reason = "" } = event;
           out(paint("yellow", `  ↻ ${shortArgs("", reason, 120)}: retry ${attempt} in ${formatMs(delayMs)}`));
         }
         break;

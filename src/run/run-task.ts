@@ -19,6 +19,7 @@ import {
 import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from "../providers/index.ts";
 import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
+import { compactEvent } from "./compact-event.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
@@ -79,8 +80,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   const collector = new RecordCollector();
   const emit = (event: RunEvent) => {
     collector.handle(event);
-    events.write(event);
-    if (options.onEvent) options.onEvent(redactor.redactDeep(event));
+    const compact = compactEvent(event);
+    events.write(compact);
+    if (options.onEvent) options.onEvent(redactor.redactDeep(compact));
   };
 
   const controller = new AbortController();

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../core/events.ts";
 import type { HookEvent } from "../hooks/index.ts";
 import type { Conclusion, RunRecord } from "../output/types.ts";
+import type { CompactRunEvent } from "./compact-event.ts";
 
 /** Events of the run itself, around the agent's. */
 export type RunLifecycleEvent =
@@ -50,7 +51,8 @@ export interface RunTaskOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting ends the run as `interrupted`; pass a reason of "SIGINT" or "SIGTERM" to get 130 / 143. */
   signal?: AbortSignal;
-  onEvent?: (event: RunEvent) => void;
+  /** Every event as written to events.jsonl (streaming deltas without the partial message), redacted. */
+  onEvent?: (event: CompactRunEvent) => void;
   /** Link to the run (e.g. the Actions run page), used in the summary. */
   runUrl?: string;
   /**

@@ -4,8 +4,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import os from "node:os";
 import path from "node:path";
+import type { CompactRunEvent as RunEvent } from "../../src/run/compact-event.ts";
 import { runTask } from "../../src/run/run-task.ts";
-import type { RunEvent, RunResult, RunTaskOptions } from "../../src/run/types.ts";
+import type { RunResult, RunTaskOptions } from "../../src/run/types.ts";
 
 /** A temp workspace holding `files`; with `git`, a repository with one commit. */
 export async function trustWorkspace(
