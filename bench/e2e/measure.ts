@@ -101,7 +101,7 @@ export async function measure(
     const figures = /^(\d+) ([\d.]+) ([\d.]+)$/.exec(text.trim().split("\n").at(-1) ?? "");
     if (figures) {
       peakRssKb = Number(figures[1]);
-      cpuMs = (Number(figures[2]) + Number(figures[3])) * 1000;
+      cpuMs = Math.round((Number(figures[2]) + Number(figures[3])) * 1000);
     }
     await rm(dir, { recursive: true, force: true });
   }
