@@ -34,4 +34,7 @@ test("a long streamed reply is written once, not once per delta", async () => {
     Math.max(...file.split("\n").map((line) => (line.includes('"text_delta"') ? line.length : 0))),
   ).toBeLessThan(200);
   expect(file.length).toBeLessThan(1_000_000);
+  // The reply itself is written whole once: in its message_end.
+  expect(file.split(reply).length - 1).toBe(1);
+  expect(file).toContain('{"type":"turn_end","turn":1,"stopReason":"stop","toolCallIds":[]}');
 });

@@ -1,13 +1,24 @@
+import type { AgentRunOutcome } from "../core/events.ts";
+import type { AgentMessage, AssistantMessage } from "../core/types.ts";
 import type { RunEvent } from "./types.ts";
 
 /**
- * The form of an event that is written out (events.jsonl, `--json`, `onEvent`). Streaming
- * updates carry only their delta: the message they belong to is complete in the `message_end`
- * that follows, and repeating the growing partial message with every delta would make the events
- * file (and the redaction of it) quadratic in the length of a reply.
+ * The form of an event that is written out (events.jsonl, `--json`, `onEvent`). Every message is
+ * written whole once, in its `message_end` (tool results also in `tool_execution_end`); the other
+ * events refer to it. Streaming updates carry only their delta: repeating the growing partial
+ * message with every delta would make the events file (and its redaction) quadratic in the length
+ * of a reply, and repeating messages in `message_start` and `turn_end` would double it again.
  */
 export type CompactRunEvent =
-  | Exclude<RunEvent, { type: "message_update" }>
+  | Exclude<RunEvent, { type: "message_update" | "message_start" | "turn_end" | "agent_end" }>
+  | { type: "agent_end"; outcome: Omit<AgentRunOutcome, "newMessages"> }
+  | { type: "message_start"; role: AgentMessage["role"] }
+  | {
+      type: "turn_end";
+      turn: number;
+      stopReason: AssistantMessage["stopReason"];
+      toolCallIds: string[];
+    }
   | {
       type: "message_update";
       update: "start" | "text_delta" | "thinking_delta" | "toolcall_delta" | "retry" | "done" | "error";
@@ -19,6 +30,19 @@ export type CompactRunEvent =
     };
 
 export function compactEvent(event: RunEvent): CompactRunEvent {
+  if (event.type === "agent_end") {
+    const { newMessages: _transcript, ...outcome } = event.outcome;
+    return { type: "agent_end", outcome };
+  }
+  if (event.type === "message_start") return { type: "message_start", role: event.message.role };
+  if (event.type === "turn_end") {
+    return {
+      type: "turn_end",
+      turn: event.turn,
+      stopReason: event.message.stopReason,
+      toolCallIds: event.toolResults.map((result) => result.toolCallId),
+    };
+  }
   if (event.type !== "message_update") return event;
   const update = event.event;
   switch (update.type) {
