@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import picomatch from "picomatch";
@@ -189,4 +189,64 @@ describe("protected globs", () => {
     expect(support).toMatchObject({ available: false });
     expect(support.reason).toContain("apt-get install -y bubblewrap");
   });
+});
+
+describe("programs on the PATH under a hidden folder", () => {
+  test("a project under /tmp keeps its node_modules/.bin programs inside the sandbox, read-only", async () => {
+    const project = await mkdtemp(path.join(os.tmpdir(), "agent-run-proj-"));
+    const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-ws-"));
+    dirs.push(project, workspace);
+    const bin = path.join(project, "node_modules", ".bin");
+    await mkdir(path.join(project, "node_modules", "hello"), { recursive: true });
+    await mkdir(bin, { recursive: true });
+    await writeFile(
+      path.join(project, "node_modules", "hello", "run.sh"),
+      "#!/bin/sh\necho hello from $0\n",
+      {
+        mode: 0o755,
+      },
+    );
+    await symlink("../hello/run.sh", path.join(bin, "hello"));
+    const PATH = `${bin}:/usr/bin:/bin`;
+
+    const support = await detectSandbox();
+    expect(support.available).toBe(true);
+    const sandbox = await prepareSandbox({
+      bwrapPath: support.bwrapPath,
+      workspace,
+      protectedGlobs: [],
+      env: { ...process.env, PATH },
+    });
+    try {
+      expect(sandbox.policy.reveal).toEqual([path.join(await realpath(project), "node_modules")]);
+      const command = sandbox.wrapCommand({
+        file: "bash",
+        args: ["-c", 'hello; touch "$(dirname "$(command -v hello)")/x" 2>/dev/null || echo read-only'],
+        cwd: workspace,
+        env: { PATH },
+      });
+      const result = await runProcess(command.file, command.args, {
+        cwd: workspace,
+        env: command.env,
+        extendEnv: false,
+      });
+      expect(result.stdout).toContain("hello from");
+      expect(result.stdout).toContain("read-only");
+      // The rest of /tmp stays hidden.
+      const peek = sandbox.wrapCommand({
+        file: "bash",
+        args: ["-c", `ls ${project}`],
+        cwd: workspace,
+        env: { PATH },
+      });
+      const listing = await runProcess(peek.file, peek.args, {
+        cwd: workspace,
+        env: peek.env,
+        extendEnv: false,
+      });
+      expect(listing.stdout.trim()).toBe("node_modules");
+    } finally {
+      await sandbox.dispose();
+    }
+  }, 30_000);
 });

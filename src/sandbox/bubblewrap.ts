@@ -6,6 +6,7 @@
  * - the host's root read-only, a minimal `/dev`, a fresh `/proc` of a new PID namespace;
  * - empty tmpfs on `/tmp`, `$HOME`, `/run` (unless the network is allowed: DNS lives there) and
  *   every `hide` folder, so other users' sockets, caches and the runner's temp files are gone;
+ * - every `reveal` folder (the PATH's programs that lived under a hidden folder) bound back read-only;
  * - the workspace bound read-write;
  * - every `readOnly` path bound read-only over itself, each folder between the workspace and it
  *   bound over itself too (a mount point cannot be renamed or removed, so `mv .github x` fails);
@@ -31,6 +32,11 @@ export interface SandboxPolicy {
   hide: string[];
   /** $HOME inside the sandbox: an empty tmpfs. */
   home: string;
+  /**
+   * Existing folders under a hidden one bound back read-only (e.g. the PATH's
+   * `…/node_modules` when the project lives under /tmp or $HOME). Default: none.
+   */
+  reveal?: string[];
   /** Whether the network namespace is shared with the host. Default false. */
   network: boolean;
   /** The complete environment of the sandboxed command. */
@@ -47,6 +53,9 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
     // workspace is bound back on top.
     if (dir === "/" || isInside(dir, policy.workspace)) continue;
     args.push("--tmpfs", dir);
+  }
+  for (const dir of unique(policy.reveal ?? [])) {
+    if (!isInside(dir, policy.workspace)) args.push("--ro-bind", dir, dir);
   }
   args.push("--bind", policy.workspace, policy.workspace);
 

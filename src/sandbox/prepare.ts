@@ -4,7 +4,7 @@
  * script or a command inside bubblewrap. Call `dispose` after the run: it removes the temp folder
  * of masks and the empty mount points it had to create.
  */
-import { mkdir, mkdtemp, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { bubblewrapArgs, isInside, type SandboxPolicy, sandboxedScript } from "./bubblewrap.ts";
@@ -98,13 +98,15 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
   const runnerTemp = env.RUNNER_TEMP && path.isAbsolute(env.RUNNER_TEMP) ? [env.RUNNER_TEMP] : [];
   const hide: string[] = [];
   for (const dir of runnerTemp) if (await exists(dir)) hide.push(dir);
+  const sandboxHome = (await exists(home)) ? home : "/tmp";
   const policy: Omit<SandboxPolicy, "env"> = {
     bwrapPath: options.bwrapPath,
     workspace,
     readOnly,
     masks,
     hide,
-    home: (await exists(home)) ? home : "/tmp",
+    home: sandboxHome,
+    reveal: await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide]),
     network: options.network ?? false,
   };
   const full = (commandEnv: Record<string, string>, passThrough?: readonly string[]): SandboxPolicy => ({
@@ -152,4 +154,21 @@ async function mkdirTracked(target: string, root: string): Promise<string[]> {
   for (let dir = target; dir !== root && !(await exists(dir)); dir = path.dirname(dir)) missing.unshift(dir);
   await mkdir(target, { recursive: true });
   return missing;
+}
+
+/**
+ * The PATH's folders that a tmpfs would hide (a project under /tmp or $HOME, whose
+ * `node_modules/.bin` the task's commands rely on), as the folders to bind back read-only: the
+ * enclosing `node_modules` for a `.bin` (its links point into it), else the folder itself.
+ */
+export async function hiddenPathDirs(pathVar: string | undefined, hidden: string[]): Promise<string[]> {
+  const out = new Set<string>();
+  for (const entry of (pathVar ?? "").split(path.delimiter)) {
+    if (!path.isAbsolute(entry) || !hidden.some((dir) => isInside(entry, dir))) continue;
+    const real = await realpath(entry).catch(() => undefined);
+    if (!real) continue;
+    const parent = path.dirname(real);
+    out.add(path.basename(real) === ".bin" && path.basename(parent) === "node_modules" ? parent : real);
+  }
+  return [...out];
 }
