@@ -1,1 +1,0 @@
-export{n as git}from"./git-C-t85GLS.js";

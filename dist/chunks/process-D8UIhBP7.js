@@ -1,1 +1,0 @@
-export{r as runProcess}from"./process-CSFt2MtM.js";
