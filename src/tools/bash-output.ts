@@ -1,5 +1,6 @@
 /**
- * Collecting a command's combined output with bounded memory.
+ * Collecting a command's combined output from a pipe with bounded memory, and the model-facing view
+ * of an output's two ends (shared with the file-backed output of bash-output-file.ts).
  *
  * Everything goes into a head+tail buffer of twice the byte budget (so both halves of the
  * model-facing view are always available). Once the output exceeds the line or byte budget, the
@@ -37,6 +38,62 @@ export interface BashOutput {
   close(): void;
 }
 
+/** A fresh file name in `dir` starting with `name` (time and a random suffix; `.log`). */
+export function spillPathIn(dir: string, name: string): string {
+  return join(dir, `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.log`);
+}
+
+/** The two ends of an output, as bytes, and what is known about the whole. */
+export interface HeadTailBytes {
+  /** The first bytes (at least `maxBytes` of them), or everything when `whole`. */
+  head: Buffer;
+  /** The last bytes (at least `maxBytes` of them); appended to `head` when `whole`. */
+  tail: Buffer;
+  whole: boolean;
+  totalBytes: number;
+  totalLines: number;
+  /** Where the full output is (named in the elision marker). */
+  fullOutputPath?: string;
+  /** Why the full output could not be saved; said after the text when it was cut. */
+  saveError?: string;
+}
+
+/** The model-facing view of an output of which only the two ends are at hand (see truncate.ts). */
+export function headTailView(
+  bytes: HeadTailBytes,
+  limits: { maxLines: number; maxBytes: number },
+): BashOutputView {
+  const headText = bytes.whole
+    ? Buffer.concat([bytes.head, bytes.tail]).toString("utf8")
+    : bytes.head.toString("utf8");
+  const tailText = bytes.whole ? headText : bytes.tail.toString("utf8");
+  const truncation = truncateHeadTailParts(
+    {
+      head: headText,
+      tail: tailText,
+      totalLines: bytes.totalLines,
+      totalBytes: bytes.totalBytes,
+      ...(bytes.fullOutputPath !== undefined && { fullOutputPath: bytes.fullOutputPath }),
+    },
+    { maxLines: limits.maxLines, maxBytes: limits.maxBytes },
+  );
+  let text = truncation.content;
+  if (truncation.truncated && bytes.saveError !== undefined) {
+    text += `\n[the full output could not be saved: ${bytes.saveError}]`;
+  }
+  return {
+    text,
+    truncation: truncation.truncated ? truncation : undefined,
+    fullOutputPath: bytes.fullOutputPath,
+    totalBytes: bytes.totalBytes,
+    totalLines: bytes.totalLines,
+  };
+}
+
+/**
+ * In-memory collection (the fallback when no output file can be created, see bash-output-file.ts):
+ * the output comes through a pipe and is kept as head and tail, spilled once over the budget.
+ */
 export function createBashOutput(options: BashOutputOptions): BashOutput {
   const buffer = createHeadTailBuffer(options.maxBytes * 2);
   let newlines = 0;
@@ -48,10 +105,7 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
   const startSpill = () => {
     try {
       mkdirSync(options.spillDir, { recursive: true });
-      spillPath = join(
-        options.spillDir,
-        `${options.spillName}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}.log`,
-      );
+      spillPath = spillPathIn(options.spillDir, options.spillName);
       spillFd = openSync(spillPath, "w", 0o600);
       const { head, tail } = buffer.parts();
       writeSync(spillFd, head);
@@ -86,31 +140,18 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
     },
     view() {
       const { head, tail } = buffer.parts();
-      const whole = buffer.droppedBytes === 0;
-      const headText = whole ? Buffer.concat([head, tail]).toString("utf8") : head.toString("utf8");
-      const tailText = whole ? headText : tail.toString("utf8");
-      const totalLines = countLines();
-      const truncation = truncateHeadTailParts(
+      return headTailView(
         {
-          head: headText,
-          tail: tailText,
-          totalLines,
+          head,
+          tail,
+          whole: buffer.droppedBytes === 0,
           totalBytes: buffer.totalBytes,
+          totalLines: countLines(),
           ...(spillPath !== undefined && { fullOutputPath: spillPath }),
+          ...(spillError !== undefined && { saveError: spillError }),
         },
-        { maxLines: options.maxLines, maxBytes: options.maxBytes },
+        options,
       );
-      let text = truncation.content;
-      if (truncation.truncated && spillError !== undefined) {
-        text += `\n[the full output could not be saved: ${spillError}]`;
-      }
-      return {
-        text,
-        truncation: truncation.truncated ? truncation : undefined,
-        fullOutputPath: spillPath,
-        totalBytes: buffer.totalBytes,
-        totalLines,
-      };
     },
     close() {
       if (spillFd !== undefined) {

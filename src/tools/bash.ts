@@ -1,7 +1,7 @@
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts";
-import { createBashOutput } from "./bash-output.ts";
+import { runCaptured } from "./bash-capture.ts";
 import { checkCommand } from "./command-policy.ts";
 import { scrubEnv } from "./env.ts";
 import { runProcess } from "./process.ts";
@@ -34,6 +34,7 @@ export type BashPrepare = (
 
 /** Process execution of the bash tool, swappable in tests. */
 export interface BashOperations {
+  /** Must honour `outputFile` (the child's stdout and stderr), which the bash tool always sets unless no file could be created. */
   run: typeof runProcess;
 }
 
@@ -57,7 +58,10 @@ export interface BashToolOptions {
   passThroughEnv?: string[];
   /** Default: true. */
   scrubEnv?: boolean;
-  /** Folder for full-output files of truncated commands. Default: os.tmpdir(). */
+  /**
+   * Folder of each command's output file (mode 0400, written by the child itself): kept as
+   * `fullOutputPath` when the output was cut, deleted otherwise. Default: os.tmpdir().
+   */
   spillDir?: string;
   /** Milliseconds between SIGTERM and SIGKILL on timeout or abort. Default: 2000. */
   killGraceMs?: number;
@@ -89,12 +93,11 @@ export interface BashToolDetails {
   scrubbedEnv: string[];
 }
 
-const UPDATE_INTERVAL_MS = 250;
-
 /**
  * The bash tool: runs `bash -c` in the workspace root, in its own process group, judged by the
- * allow/deny policy, with a scrubbed environment; output streams through `onUpdate` and what the
- * model sees keeps the head and the tail, the full output spilled to a file when cut.
+ * allow/deny policy, with a scrubbed environment; the child writes its output into a file in
+ * `spillDir` (see bash-capture.ts), the output so far goes to `onUpdate` while it runs, and what the
+ * model sees keeps the head and the tail; the file is kept as the full output when that was cut.
  */
 export function createBashTool(
   cwd: string,
@@ -130,62 +133,46 @@ export function createBashTool(
       };
       if (options.prepare) execution = await options.prepare(execution, { toolCallId, signal, context });
 
-      const output = createBashOutput({
-        maxLines,
-        maxBytes,
-        spillDir: options.spillDir ?? tmpdir(),
-        spillName: `agent-run-bash-${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40) || "call"}`,
-      });
       const timeoutMs =
         params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
-      let lastUpdate = 0;
-      let pending: NodeJS.Timeout | undefined;
       const started = Date.now();
       const base = { command: params.command, scrubbedEnv: scrubbed.removed };
-      const sendUpdate = () => {
-        pending = undefined;
-        lastUpdate = Date.now();
-        const view = output.view();
-        onUpdate({
-          content: [{ type: "text", text: view.text }],
-          details: {
-            ...base,
-            exitCode: undefined,
-            durationMs: Date.now() - started,
-            timedOut: false,
-            aborted: false,
-            totalBytes: view.totalBytes,
-            totalLines: view.totalLines,
-          },
-        });
-      };
-
-      let result: Awaited<ReturnType<typeof runProcess>>;
-      try {
-        result = await run("bash", ["-c", execution.command], {
+      const { result, view } = await runCaptured(
+        run,
+        "bash",
+        ["-c", execution.command],
+        {
           cwd: execution.cwd,
           env: execution.env,
           extendEnv: false,
           timeoutMs,
           signal,
-          maxBuffer: 4096,
           ...(options.killGraceMs !== undefined && { killGraceMs: options.killGraceMs }),
-          onOutputBytes: (chunk) => {
-            output.write(chunk);
-            const since = Date.now() - lastUpdate;
-            if (since >= UPDATE_INTERVAL_MS) sendUpdate();
-            else pending ??= setTimeout(sendUpdate, UPDATE_INTERVAL_MS - since);
-          },
-        });
-      } finally {
-        if (pending) clearTimeout(pending);
-        output.close();
-      }
+        },
+        {
+          maxLines,
+          maxBytes,
+          spillDir: options.spillDir ?? tmpdir(),
+          spillName: `agent-run-bash-${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40) || "call"}`,
+          onView: (partial) =>
+            onUpdate({
+              content: [{ type: "text", text: partial.text }],
+              details: {
+                ...base,
+                exitCode: undefined,
+                durationMs: Date.now() - started,
+                timedOut: false,
+                aborted: false,
+                totalBytes: partial.totalBytes,
+                totalLines: partial.totalLines,
+              },
+            }),
+        },
+      );
       if (result.exitCode === undefined && !result.signal && !result.timedOut && !result.canceled) {
         throw new Error(`bash could not be started in ${execution.cwd}: ${result.shortMessage}`);
       }
 
-      const view = output.view();
       const status = result.timedOut
         ? `Command timed out after ${timeoutMs / 1000} s and was killed (with everything it started).`
         : result.canceled

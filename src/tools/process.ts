@@ -7,6 +7,9 @@
  * grandchildren included; once the child itself exits, anything it left running in its group is
  * killed too (unless `keepBackground`), so a stray `sleep 100 &` neither outlives the call nor holds
  * its output pipe open; memory stays bounded whatever the child prints (head and tail kept).
+ *
+ * With `outputFile`, the child's stdout and stderr are that file descriptor itself (no pipe): the
+ * output never passes through this process, so a child printing gigabytes costs no memory here.
  */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
@@ -41,6 +44,13 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Leave processes the child started in the background running after it exits. Default: false. */
   keepBackground?: boolean;
+  /**
+   * Give the child this open, writable file descriptor as both stdout and stderr (one file
+   * description, so interleaving is the kernel's order). Then `stdout`/`stderr` of the result are
+   * empty and `onOutput`/`onOutputBytes`/`maxBuffer` are unused. The caller opens and closes it.
+   * Default: stdout and stderr are pipes read here.
+   */
+  outputFile?: { fd: number };
 }
 
 export interface ProcessResult {
@@ -48,7 +58,10 @@ export interface ProcessResult {
   exitCode: number | undefined;
   /** The signal that ended the process, e.g. "SIGTERM". */
   signal?: string;
-  /** Captured stdout; when more than `maxBuffer` bytes came, head and tail joined by an elision marker. */
+  /**
+   * Captured stdout; when more than `maxBuffer` bytes came, head and tail joined by an elision
+   * marker. Empty with `outputFile`.
+   */
   stdout: string;
   stderr: string;
   /** Bytes of stdout / stderr not kept in memory (0 when nothing was cut). */
@@ -114,11 +127,14 @@ export async function runProcess(
   }
 
   installExitHook();
+  // execa's types name descriptors 3 to 9 only; at run time it hands any descriptor to spawn.
+  const outputFd = options.outputFile?.fd as 3 | undefined;
   const subprocess = execa(file, args, {
     cwd: options.cwd,
     ...(options.env !== undefined && { env: options.env }),
     extendEnv: options.extendEnv ?? true,
     ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
+    ...(outputFd !== undefined && { stdout: outputFd, stderr: outputFd }),
     detached: true,
     cleanup: false,
     reject: false,

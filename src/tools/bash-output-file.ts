@@ -1,0 +1,132 @@
+/**
+ * A command's combined output written by the child itself into a file (runProcess's `outputFile`),
+ * read back in bounded pieces, so no output byte passes through this process while it runs.
+ *
+ * The view is the same as the in-memory one (bash-output.ts): the first and the last `maxBytes`
+ * bytes are read at their offsets (everything when the file holds at most twice that), and lines
+ * are counted in one pass over the file in fixed-size chunks through one reused buffer, resumed
+ * where the previous view stopped. Memory is O(maxBytes) whatever the size of the file.
+ *
+ * A command that reopens its own output (`echo x > /dev/stderr` opens /proc/self/fd/2 anew, with
+ * O_TRUNC) would truncate the file. So the file is made read-only once both descriptors are open:
+ * that reopen then fails with EACCES and nothing is lost (through the pipes used before, it failed
+ * with ENXIO). A root user is not stopped by the mode; for it, the descriptor's O_APPEND at least
+ * keeps later output free of a hole of NUL bytes, but what came before the reopen is lost.
+ */
+import { constants } from "node:fs";
+import { type FileHandle, mkdir, open, unlink } from "node:fs/promises";
+import { type BashOutputView, headTailView, spillPathIn } from "./bash-output.ts";
+
+/** Bytes read per step of the line count: 64 KiB. */
+export const OUTPUT_SCAN_CHUNK_BYTES = 64 * 1024;
+
+export interface OutputFileOptions {
+  maxLines: number;
+  maxBytes: number;
+  /** Folder of the file (created if missing). */
+  spillDir: string;
+  /** Prefix of the file's name. */
+  spillName: string;
+}
+
+export interface OutputFile {
+  /** Absolute path of the file. */
+  readonly path: string;
+  /** Write-only descriptor (O_APPEND) to give the child as stdout and stderr. */
+  readonly fd: number;
+  /** The model-facing view of what the file holds now. */
+  view(): Promise<BashOutputView>;
+  /** The view, or undefined when the file has not changed size since the last view. */
+  viewIfChanged(): Promise<BashOutputView | undefined>;
+  /** Closes both descriptors; the file is kept when `keep`, deleted otherwise. Never rejects. */
+  finish(keep: boolean): Promise<void>;
+}
+
+/** Creates the file (a fresh name, read-only for its owner once open) and opens it for the child and for reading. */
+export async function createOutputFile(options: OutputFileOptions): Promise<OutputFile> {
+  await mkdir(options.spillDir, { recursive: true });
+  const path = spillPathIn(options.spillDir, options.spillName);
+  const writeFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
+  const writer = await open(path, writeFlags, 0o600);
+  let reader: FileHandle;
+  try {
+    reader = await open(path, "r");
+  } catch (error) {
+    await writer.close().catch(() => {});
+    await unlink(path).catch(() => {});
+    throw error;
+  }
+  await writer.chmod(0o400).catch(() => {});
+
+  const scratch = Buffer.allocUnsafe(OUTPUT_SCAN_CHUNK_BYTES);
+  let scanned = 0;
+  let newlines = 0;
+  let lastByte = -1;
+  let viewedSize = 0;
+
+  const scanTo = async (size: number) => {
+    // The command truncated its own output (see the module comment): count again from the start.
+    if (size < scanned) {
+      scanned = 0;
+      newlines = 0;
+      lastByte = -1;
+    }
+    while (scanned < size) {
+      const length = Math.min(scratch.length, size - scanned);
+      const { bytesRead } = await reader.read(scratch, 0, length, scanned);
+      if (bytesRead === 0) break;
+      const chunk = scratch.subarray(0, bytesRead);
+      for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) newlines++;
+      lastByte = chunk[bytesRead - 1]!;
+      scanned += bytesRead;
+    }
+  };
+
+  const readAt = async (position: number, length: number): Promise<Buffer> => {
+    const buffer = Buffer.alloc(length);
+    let filled = 0;
+    while (filled < length) {
+      const { bytesRead } = await reader.read(buffer, filled, length - filled, position + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  };
+
+  const viewOf = async (size: number): Promise<BashOutputView> => {
+    await scanTo(size);
+    viewedSize = size;
+    const total = scanned;
+    const whole = total <= options.maxBytes * 2;
+    const head = await readAt(0, whole ? total : options.maxBytes);
+    const tail = whole ? Buffer.alloc(0) : await readAt(total - options.maxBytes, options.maxBytes);
+    return headTailView(
+      {
+        head,
+        tail,
+        whole,
+        totalBytes: total,
+        totalLines: newlines + (lastByte !== -1 && lastByte !== 10 ? 1 : 0),
+        fullOutputPath: path,
+      },
+      options,
+    );
+  };
+
+  return {
+    path,
+    fd: writer.fd,
+    async view() {
+      return viewOf((await reader.stat()).size);
+    },
+    async viewIfChanged() {
+      const { size } = await reader.stat();
+      return size === viewedSize ? undefined : viewOf(size);
+    },
+    async finish(keep) {
+      await writer.close().catch(() => {});
+      await reader.close().catch(() => {});
+      if (!keep) await unlink(path).catch(() => {});
+    },
+  };
+}
