@@ -13,8 +13,16 @@
  * with ENXIO). A root user is not stopped by the mode; for it, the descriptor's O_APPEND at least
  * keeps later output free of a hole of NUL bytes, but what came before the reopen is lost.
  */
-import { constants } from "node:fs";
-import { type FileHandle, mkdir, open, unlink } from "node:fs/promises";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  read as readCallback,
+  unlinkSync,
+} from "node:fs";
 import { type BashOutputView, headTailView, spillPathIn } from "./bash-output.ts";
 
 /** Bytes read per step of the line count: 64 KiB. */
@@ -44,19 +52,33 @@ export interface OutputFile {
 
 /** Creates the file (a fresh name, read-only for its owner once open) and opens it for the child and for reading. */
 export async function createOutputFile(options: OutputFileOptions): Promise<OutputFile> {
-  await mkdir(options.spillDir, { recursive: true });
+  // Synchronous: a few syscalls on a local folder cost less than a trip through the thread pool each.
+  mkdirSync(options.spillDir, { recursive: true });
   const path = spillPathIn(options.spillDir, options.spillName);
-  const writeFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
-  const writer = await open(path, writeFlags, 0o600);
-  let reader: FileHandle;
+  const writer = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
+    0o600,
+  );
+  let reader: number;
   try {
-    reader = await open(path, "r");
+    reader = openSync(path, "r");
   } catch (error) {
-    await writer.close().catch(() => {});
-    await unlink(path).catch(() => {});
+    closeQuietly(writer);
+    unlinkQuietly(path);
     throw error;
   }
-  await writer.chmod(0o400).catch(() => {});
+  try {
+    fchmodSync(writer, 0o400);
+  } catch {
+    // A file system without modes: the reopen is then only as safe as for root (module comment).
+  }
+  const read = (buffer: Buffer, offset: number, length: number, position: number) =>
+    new Promise<number>((resolve, reject) =>
+      readCallback(reader, buffer, offset, length, position, (error, bytesRead) =>
+        error ? reject(error) : resolve(bytesRead),
+      ),
+    );
 
   const scratch = Buffer.allocUnsafe(OUTPUT_SCAN_CHUNK_BYTES);
   let scanned = 0;
@@ -73,7 +95,7 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
     }
     while (scanned < size) {
       const length = Math.min(scratch.length, size - scanned);
-      const { bytesRead } = await reader.read(scratch, 0, length, scanned);
+      const bytesRead = await read(scratch, 0, length, scanned);
       if (bytesRead === 0) break;
       const chunk = scratch.subarray(0, bytesRead);
       for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) newlines++;
@@ -86,7 +108,7 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
     const buffer = Buffer.alloc(length);
     let filled = 0;
     while (filled < length) {
-      const { bytesRead } = await reader.read(buffer, filled, length - filled, position + filled);
+      const bytesRead = await read(buffer, filled, length - filled, position + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
@@ -115,18 +137,30 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
 
   return {
     path,
-    fd: writer.fd,
+    fd: writer,
     async view() {
-      return viewOf((await reader.stat()).size);
+      return viewOf(fstatSync(reader).size);
     },
     async viewIfChanged() {
-      const { size } = await reader.stat();
+      const { size } = fstatSync(reader);
       return size === viewedSize ? undefined : viewOf(size);
     },
     async finish(keep) {
-      await writer.close().catch(() => {});
-      await reader.close().catch(() => {});
-      if (!keep) await unlink(path).catch(() => {});
+      closeQuietly(writer);
+      closeQuietly(reader);
+      if (!keep) unlinkQuietly(path);
     },
   };
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {}
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {}
 }
