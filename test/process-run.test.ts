@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, open, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
@@ -99,6 +99,29 @@ describe("runProcess", () => {
     expect(result.stdoutDroppedBytes).toBeGreaterThan(1_000_000);
     expect(result.stdout).toContain(`[... ${result.stdoutDroppedBytes} bytes elided ...]`);
     expect(result.stdout.length).toBeLessThan(1100);
+  });
+
+  test("outputFile: stdout and stderr are that descriptor, in the order written; nothing is captured", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "agent-run-proc-"));
+    const handle = await open(join(dir, "out.log"), "w");
+    const chunks: string[] = [];
+    try {
+      const result = await runProcess(
+        "bash",
+        ["-c", "for i in 1 2 3; do echo out$i; echo err$i >&2; done; readlink /proc/$$/fd/1; exit 5"],
+        { cwd: dir, outputFile: { fd: handle.fd }, onOutput: (chunk) => chunks.push(chunk) },
+      );
+      expect(result.exitCode).toBe(5);
+      expect(result.failed).toBe(true);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe("");
+      expect(chunks).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+    expect(await readFile(join(dir, "out.log"), "utf8")).toBe(
+      `out1\nerr1\nout2\nerr2\nout3\nerr3\n${join(dir, "out.log")}\n`,
+    );
   });
 
   test("input goes to stdin; env can replace the parent's", async () => {

@@ -104,24 +104,28 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
     }
   };
 
-  const readAt = async (position: number, length: number): Promise<Buffer> => {
-    const buffer = Buffer.alloc(length);
+  // The two ends are read into one buffer reused by every view: head, then tail, or the whole.
+  // Each end holds the whole byte budget (at least truncate.ts's minimum of 16).
+  const end = Math.max(16, Math.floor(options.maxBytes));
+  let window: Buffer | undefined;
+  const readAt = async (into: number, position: number, length: number): Promise<Buffer> => {
+    window ??= Buffer.allocUnsafe(end * 2);
     let filled = 0;
     while (filled < length) {
-      const bytesRead = await read(buffer, filled, length - filled, position + filled);
+      const bytesRead = await read(window, into + filled, length - filled, position + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
     }
-    return buffer.subarray(0, filled);
+    return window.subarray(into, into + filled);
   };
 
   const viewOf = async (size: number): Promise<BashOutputView> => {
     await scanTo(size);
     viewedSize = size;
     const total = scanned;
-    const whole = total <= options.maxBytes * 2;
-    const head = await readAt(0, whole ? total : options.maxBytes);
-    const tail = whole ? Buffer.alloc(0) : await readAt(total - options.maxBytes, options.maxBytes);
+    const whole = total <= end * 2;
+    const head = await readAt(0, 0, whole ? total : end);
+    const tail = whole ? Buffer.alloc(0) : await readAt(end, total - end, end);
     return headTailView(
       {
         head,
