@@ -1,0 +1,1 @@
+export{n as git}from"./git-swFJBswp.js";
