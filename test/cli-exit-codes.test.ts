@@ -123,6 +123,19 @@ describe("the CLI as a child process", () => {
     expect(summary).toContain("<details><summary>Output (end)</summary>\n\n  ```text\n  still broken\n  ```");
   });
 
+  test("1: the model gives up, with its reason in the summary", async () => {
+    const dir = await tempWorkspace({
+      "task.yml": TASK("tools: [read]\n"),
+      "s.yml":
+        "turns:\n  - tool_calls: [{ name: give_up, arguments: { reason: 'the fix needs a database migration I may not run' } }]\n  - text: never\n",
+    });
+    const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);
+    expect(result.code).toBe(1);
+    const { usage, summary } = await outputsOf(dir);
+    expect(usage).toMatchObject({ conclusion: "failure", turns: 1 });
+    expect(summary).toContain("the model gave up: the fix needs a database migration I may not run");
+  });
+
   test("3: --max-turns stops the run as a limit", async () => {
     const call = "  - tool_calls: [{ name: ls, arguments: {} }]\n";
     const dir = await tempWorkspace({

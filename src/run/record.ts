@@ -1,6 +1,7 @@
 import type { Usage } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
 import type { BlockedCall, HookFailure, RunRecord, ToolStats } from "../output/types.ts";
+import { GIVE_UP_TOOL, type GiveUpDetails } from "./give-up-tool.ts";
 import { shortArgs } from "./short-args.ts";
 import type { RunEvent } from "./types.ts";
 
@@ -16,6 +17,8 @@ export class RecordCollector {
   turns = 0;
   usage: Usage = emptyUsage();
   lastAssistantText = "";
+  /** Set when the model called give_up: its reason. */
+  gaveUp: string | undefined;
   readonly #argsById = new Map<string, unknown>();
 
   handle(event: RunEvent): void {
@@ -42,6 +45,9 @@ export class RecordCollector {
         this.#argsById.set(event.toolCallId, event.args);
         break;
       case "tool_execution_end": {
+        if (event.toolName === GIVE_UP_TOOL && !event.isError) {
+          this.gaveUp = (event.result.details as GiveUpDetails).reason;
+        }
         const stats = this.toolCalls[event.toolName] ?? { calls: 0, errors: 0, blocked: 0, durationMs: 0 };
         this.toolCalls[event.toolName] = stats;
         stats.calls++;

@@ -21,6 +21,7 @@ import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../s
 import { buildTools, protectedPaths } from "./build-tools.ts";
 import { compactEvent } from "./compact-event.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
+import { createGiveUpTool } from "./give-up-tool.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
@@ -97,16 +98,17 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   let snapshot: WorkspaceSnapshot | undefined;
   try {
     snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
-    const tools = buildTools(task, workspace, outDir, commandEnv, {
+    const specTools = buildTools(task, workspace, outDir, commandEnv, {
       ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
     });
+    const tools = [...specTools, createGiveUpTool()];
     emit({
       type: "run_start",
       task: task.name,
       model: modelLabel(spec.model),
       workspace,
       outputDir: outDir,
-      tools: tools.map((tool) => tool.name),
+      tools: specTools.map((tool) => tool.name),
       execution: spec.execution,
       startedAt: new Date(started).toISOString(),
     });
@@ -169,7 +171,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     emit({ type: "warning", message: `the sandbox could not be cleaned up: ${errorText(error)}` });
   });
 
-  const ended = conclude(outcome, crash, controller.signal.reason, options.signal?.reason);
+  const ended = conclude(outcome, crash, controller.signal.reason, options.signal?.reason, collector.gaveUp);
   let diff: WorkspaceDiff = { patch: "", files: [], diffstat: "" };
   let diffError: string | undefined;
   if (snapshot) {
@@ -250,11 +252,16 @@ function conclude(
   crash: string | undefined,
   abortReason: unknown,
   externalReason: unknown,
+  gaveUp: string | undefined,
 ): { conclusion: Conclusion; exitCode: number; reason?: string } {
   if (crash !== undefined || !outcome) return { conclusion: "error", exitCode: EXIT.error, reason: crash };
   switch (outcome.reason) {
-    case "stop":
     case "terminate":
+      if (gaveUp !== undefined) {
+        return { conclusion: "failure", exitCode: EXIT.failure, reason: `the model gave up: ${gaveUp}` };
+      }
+      return { conclusion: "success", exitCode: EXIT.success };
+    case "stop":
       return { conclusion: "success", exitCode: EXIT.success };
     case "failure":
       return {

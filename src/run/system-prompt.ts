@@ -11,5 +11,6 @@ export function defaultSystemPrompt(workspace: string, toolNames: string[]): str
     "If something is ambiguous, choose the most reasonable interpretation, do it, and say what you assumed.",
     "Do not commit, push, or touch files outside the task's scope. A refused tool call is a rule of this run: do not try to work around it.",
     "When you are done, stop calling tools and reply with a short summary of what you changed and why: it becomes the PR comment.",
+    "If the task cannot be done, call give_up with the reason rather than stopping as if it were done.",
   ].join("\n");
 }
