@@ -158,3 +158,24 @@ describe("beforeStop", () => {
     expect(outcome).toMatchObject({ reason: "failure", message: "npm run lint still failing" });
   });
 });
+
+describe("a hook that throws", () => {
+  test("prepareNextTurn throwing ends the run with reason error, prompt() still resolves", async () => {
+    const { stream } = scriptedStream([
+      { toolCalls: [{ name: "echo", arguments: { text: "1" } }] },
+      { text: "never" },
+    ]);
+    const agent = new Agent({
+      stream,
+      model,
+      tools: [echoTool()],
+      prepareNextTurn: () => {
+        throw new Error("rule table broken");
+      },
+    });
+    await expect(agent.prompt("go")).resolves.toMatchObject({
+      reason: "error",
+      message: "prepareNextTurn hook failed: rule table broken",
+    });
+  });
+});

@@ -11,11 +11,15 @@ import type { CliCommand } from "./args.ts";
 const SIGNAL_GRACE_MS = 4500;
 
 export async function runCommand(command: Extract<CliCommand, { kind: "run" }>): Promise<number> {
+  // A closed pipe (`agent-run … --json | head`) must not take the run down: its outputs and exit
+  // code matter more than the rest of the log.
+  const stdout = guardedWriter(process.stdout);
+  const stderr = guardedWriter(process.stderr);
   const controller = new AbortController();
   let forced: NodeJS.Timeout | undefined;
   const onSignal = (signal: "SIGINT" | "SIGTERM") => {
     if (controller.signal.aborted) return;
-    process.stderr.write(`agent-run: ${signal} received, stopping and writing the outputs\n`);
+    stderr(`agent-run: ${signal} received, stopping and writing the outputs\n`);
     controller.abort(signal);
     forced = setTimeout(
       () => process.exit(signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm),
@@ -29,8 +33,8 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   process.on("SIGTERM", sigterm);
 
   const render = command.json
-    ? jsonRenderer()
-    : createTextRenderer({ write: (s) => process.stderr.write(s), mode: textMode() });
+    ? jsonRenderer(stdout, process.env.GITHUB_ACTIONS === "true")
+    : createTextRenderer({ write: stderr, mode: textMode() });
   try {
     const result = await runTask({
       taskFile: command.taskFile,
@@ -47,18 +51,18 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
       ...(command.maxCostUsd !== undefined && { maxCostUsd: command.maxCostUsd }),
       ...(command.timeoutMs !== undefined && { timeoutMs: command.timeoutMs }),
     });
-    if (!command.json) process.stderr.write(`outputs: ${result.outputs.dir}\n`);
+    if (!command.json) stderr(`outputs: ${result.outputs.dir}\n`);
     return result.exitCode;
   } catch (error) {
     if (error instanceof SpecError) {
-      process.stderr.write(`${formatSpecProblems(error.problems, { color: useColor() })}\n`);
+      stderr(`${formatSpecProblems(error.problems, { color: useColor() })}\n`);
       return EXIT.usage;
     }
     if (error instanceof ProviderConfigError || error instanceof RunSetupError) {
-      process.stderr.write(`agent-run: ${error.message}\n`);
+      stderr(`agent-run: ${error.message}\n`);
       return EXIT.usage;
     }
-    process.stderr.write(`agent-run: internal error: ${errorText(error)}\n`);
+    stderr(`agent-run: internal error: ${errorText(error)}\n`);
     return EXIT.error;
   } finally {
     clearTimeout(forced);
@@ -67,9 +71,30 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   }
 }
 
-function jsonRenderer(): (event: CompactRunEvent) => void {
+/**
+ * JSON lines on stdout. On GitHub Actions the runner reads `##[` anywhere in a line as a command,
+ * so it is broken with a zero-width space (still the same JSON string to a parser that ignores it).
+ */
+function jsonRenderer(write: (text: string) => void, onActions: boolean): (event: CompactRunEvent) => void {
   return (event) => {
-    process.stdout.write(`${JSON.stringify(event)}\n`);
+    const line = JSON.stringify(event);
+    write(`${onActions ? line.replaceAll("##[", "#\u200b#[") : line}\n`);
+  };
+}
+
+/** A writer that goes quiet once its stream fails (EPIPE and the like) instead of throwing. */
+function guardedWriter(stream: NodeJS.WriteStream): (text: string) => void {
+  let broken = false;
+  stream.on("error", () => {
+    broken = true;
+  });
+  return (text) => {
+    if (broken) return;
+    try {
+      stream.write(text);
+    } catch {
+      broken = true;
+    }
   };
 }
 

@@ -159,7 +159,11 @@ export async function runAgentLoop(
       emit({ type: "message_end", message: followUp });
     }
 
-    await prepareNextTurn(state, config, { message, toolResults, newMessages, turns, usage }, emit);
+    try {
+      await prepareNextTurn(state, config, { message, toolResults, newMessages, turns, usage }, emit);
+    } catch (error) {
+      return finish({ reason: "error", message: `prepareNextTurn hook failed: ${errorText(error)}` });
+    }
   }
 }
 

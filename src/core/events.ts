@@ -50,6 +50,8 @@ export type AgentEvent =
       result: ToolResultMessage;
       isError: boolean;
       blocked: boolean;
+      /** Why a `beforeToolCall` hook blocked the call. */
+      blockReason?: string;
       durationMs: number;
     }
   | {

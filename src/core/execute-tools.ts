@@ -74,6 +74,7 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
   let result: AgentToolResult;
   let isError = false;
   let blocked = false;
+  let blockReason: string | undefined;
   let args: unknown = call.arguments;
 
   const tool = findTool(context.tools, call.name);
@@ -101,6 +102,7 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
         blocked = true;
         isError = true;
         const reason = decision.reason ?? "blocked by a before_tool_call hook";
+        blockReason = reason;
         result = errorResult(`Tool call blocked: ${reason}`);
         emit({
           type: "hook_decision",
@@ -190,6 +192,7 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
     result: message,
     isError,
     blocked,
+    ...(blockReason !== undefined && { blockReason }),
     durationMs: options.now() - started,
   });
   return { message, terminate: result.terminate === true };

@@ -36,7 +36,7 @@ const INTERPRETERS = new Set([
 
 /**
  * The protected globs of a run, relative to the workspace: the fixed ones, the task file, the
- * hook scripts it runs (`./ci/guard.sh`, or the script after an interpreter: `bash ci/guard.sh`)
+ * files its hook commands name (`./ci/guard.sh`, `STRICT=1 ci/guard.sh`, `bash guard.sh`)
  * and the outputs dir (when they lie inside the workspace), plus `extra` (the spec's `protect` and
  * the tool's own). Every glob also comes in a case-insensitive form, so `.GIT/hooks/x` cannot
  * reach `.git` on a case-insensitive file system.
@@ -60,16 +60,18 @@ export function protectedPaths(
   add(outDir, true);
   const { hooks } = task.spec;
   for (const rule of [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop]) {
-    const words = (rule.run?.text.trim().split(/\s+/) ?? []).map((word) => word.replace(/^['"]|['"]$/g, ""));
-    const [first, second] = words;
-    if (first?.includes("/")) add(path.resolve(workspace, first));
+    // The program a hook runs is code the agent must not rewrite: a path (`./ci/guard.sh`, also
+    // after `STRICT=1`) or the script after an interpreter (`bash guard.sh`). Its arguments are
+    // not: `eslint --fix src/a.js` must leave src/a.js editable.
+    const [program, script] = hookCommandWords(rule.run?.text ?? "");
+    if (program?.includes("/")) add(path.resolve(workspace, program));
     if (
-      first &&
-      second &&
-      INTERPRETERS.has(path.basename(first)) &&
-      isFile(path.resolve(workspace, second))
+      program &&
+      script &&
+      INTERPRETERS.has(path.basename(program)) &&
+      isFile(path.resolve(workspace, script))
     ) {
-      add(path.resolve(workspace, second));
+      add(path.resolve(workspace, script));
     }
   }
   for (const glob of [...globs]) globs.add(caseInsensitiveGlob(glob));
@@ -157,4 +159,14 @@ function buildTool(
     case "ls":
       return createLsTool(workspace, bounds);
   }
+}
+
+/** A hook command's words without leading `VAR=value` assignments, quotes stripped. */
+function hookCommandWords(command: string): string[] {
+  const words = command
+    .trim()
+    .split(/\s+/)
+    .map((word) => word.replace(/^['"]|['"]$/g, ""));
+  const first = words.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+  return first < 0 ? [] : words.slice(first);
 }

@@ -8,9 +8,15 @@ import type { RunEvent } from "./types.ts";
  * events refer to it. Streaming updates carry only their delta: repeating the growing partial
  * message with every delta would make the events file (and its redaction) quadratic in the length
  * of a reply, and repeating messages in `message_start` and `turn_end` would double it again.
+ * Tool progress updates say only which call made progress: a long build would otherwise write its
+ * growing output view to the file every 250 ms.
  */
 export type CompactRunEvent =
-  | Exclude<RunEvent, { type: "message_update" | "message_start" | "turn_end" | "agent_end" }>
+  | Exclude<
+      RunEvent,
+      { type: "message_update" | "message_start" | "turn_end" | "agent_end" | "tool_execution_update" }
+    >
+  | { type: "tool_execution_update"; toolCallId: string; toolName: string }
   | { type: "agent_end"; outcome: Omit<AgentRunOutcome, "newMessages"> }
   | { type: "message_start"; role: AgentMessage["role"] }
   | {
@@ -33,6 +39,11 @@ export function compactEvent(event: RunEvent): CompactRunEvent {
   if (event.type === "agent_end") {
     const { newMessages: _transcript, ...outcome } = event.outcome;
     return { type: "agent_end", outcome };
+  }
+  if (event.type === "tool_execution_update") {
+    // The partial output is a growing view (up to the tool's output budget) sent several times a
+    // second; the final result is in tool_execution_end.
+    return { type: "tool_execution_update", toolCallId: event.toolCallId, toolName: event.toolName };
   }
   if (event.type === "message_start") return { type: "message_start", role: event.message.role };
   if (event.type === "turn_end") {

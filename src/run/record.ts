@@ -55,10 +55,9 @@ export class RecordCollector {
         if (event.blocked) stats.blocked++;
         else if (event.isError) stats.errors++;
         if (event.blocked) {
-          const text = event.result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
           this.blocked.push({
             tool: event.toolName,
-            reason: text.replace(/^Tool call blocked: /, ""),
+            reason: event.blockReason ?? "blocked",
             turn: this.turns,
             args: shortArgs(event.toolName, this.#argsById.get(event.toolCallId)),
           });

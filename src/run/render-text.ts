@@ -42,15 +42,34 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
   const redact = options.redact ?? ((text: string) => text);
   // Whatever a line holds (tool arguments, model or hook text), it stays one line, and in GitHub
   // mode it can never be read as a workflow command.
+  const tty = options.mode === "tty";
+  // In a TTY the last line shows what is running; every finished line is printed above it.
+  const running = new Map<string, string>();
+  let statusShown = false;
+  const drawStatus = () => {
+    if (!tty || running.size === 0) return;
+    const [latest] = [...running.values()].slice(-1);
+    const more = running.size > 1 ? ` (+${running.size - 1} running)` : "";
+    options.write(
+      redact(`  … ${latest}${more}`)
+        .replace(/[\r\n]+/g, " ")
+        .slice(0, 200),
+    );
+    statusShown = true;
+  };
   const out = (line: string) => {
+    if (statusShown) {
+      options.write("\r\x1b[2K");
+      statusShown = false;
+    }
     const text = redact(line);
     options.write(
       `${options.mode === "github" ? escapeWorkflowCommandText(text) : text.replace(/[\r\n]+/g, " ")}\n`,
     );
+    drawStatus();
   };
   const argsById = new Map<string, string>();
   let groupOpen = false;
-  let running = 0;
 
   const closeGroup = () => {
     if (groupOpen) options.write("::endgroup::\n");
@@ -76,9 +95,10 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
       case "tool_execution_start": {
         const args = shortArgs(event.toolName, event.args);
         argsById.set(event.toolCallId, args);
-        if (options.mode === "tty") {
-          running++;
-          options.write(redact(`  … ${event.toolName} ${args}`).slice(0, 200));
+        if (tty) {
+          running.set(event.toolCallId, `${event.toolName} ${args}`);
+          if (statusShown) options.write("\r\x1b[2K");
+          drawStatus();
         }
         break;
       }
@@ -92,16 +112,9 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
             : paint("green", "✓");
         let suffix = "";
         if (event.blocked) {
-          const reason = event.result.content
-            .map((p) => (p.type === "text" ? p.text : ""))
-            .join("")
-            .replace(/^Tool call blocked: /, "");
-          suffix = paint("yellow", ` blocked: ${shortArgs("", reason, 100)}`);
+          suffix = paint("yellow", ` blocked: ${shortArgs("", event.blockReason ?? "", 100)}`);
         } else if (event.isError) suffix = paint("red", " error");
-        if (options.mode === "tty" && running > 0) {
-          running--;
-          options.write("\r\x1b[2K");
-        }
+        running.delete(event.toolCallId);
         out(
           `  ${mark} ${event.toolName} ${args} ${paint("dim", `(${formatMs(event.durationMs)})`)}${suffix}`,
         );

@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent } from "../core/agent.ts";
 import type { AgentRunOutcome } from "../core/events.ts";
@@ -56,6 +56,12 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
   }
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
+  if (outDir === workspace) {
+    throw new RunSetupError(
+      "outputs_dir_invalid",
+      `the outputs folder is the workspace itself (${outDir}); use a subfolder such as .agent-run`,
+    );
+  }
   // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
   // is written; see sandbox-setup.ts.
   const sandbox: RunSandbox = await setupSandbox({
@@ -65,7 +71,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     env,
     trusted: options.trusted ?? true,
   });
-  await mkdir(outDir, { recursive: true });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    await sandbox.dispose();
+    throw new RunSetupError(
+      "outputs_dir_invalid",
+      `the outputs folder ${outDir} cannot be created: ${errorText(error)}`,
+    );
+  }
   const outputs = {
     dir: outDir,
     patch: path.join(outDir, "patch.diff"),
@@ -77,18 +91,29 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   const redactor = createRedactor({ env, extra: sandbox.gitSecrets });
   stream = redactRequests(stream, redactor);
   const commandEnv = agentEnv(env);
+  // One run's events: an earlier run's file in the same folder starts over.
+  await writeFile(outputs.events, "");
   const events = createEventsWriter(outputs.events, { redact: redactor.redact });
   const collector = new RecordCollector();
   const emit = (event: RunEvent) => {
     collector.handle(event);
     const compact = compactEvent(event);
     events.write(compact);
-    if (options.onEvent) options.onEvent(redactor.redactDeep(compact));
+    if (!options.onEvent) return;
+    try {
+      options.onEvent(redactor.redactDeep(compact));
+    } catch {
+      // A failing renderer must not cost the run its outputs; events.jsonl has everything.
+    }
   };
 
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
-  const timer = timeoutMs ? setTimeout(() => controller.abort("timeout"), timeoutMs) : undefined;
+  // setTimeout fires at once past 2^31-1 ms (~24.8 days): such a timeout is as good as none.
+  const timer =
+    timeoutMs && timeoutMs <= MAX_TIMER_MS
+      ? setTimeout(() => controller.abort("timeout"), timeoutMs)
+      : undefined;
   const onExternalAbort = () => controller.abort(options.signal?.reason ?? "SIGTERM");
   if (options.signal?.aborted) onExternalAbort();
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });
@@ -97,7 +122,9 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   let crash: string | undefined;
   let snapshot: WorkspaceSnapshot | undefined;
   try {
-    snapshot = await snapshotWorkspace(workspace, { exclude: [outDir] });
+    snapshot = await snapshotWorkspace(workspace, {
+      exclude: [outDir, ...(options.record ? [path.resolve(options.record)] : [])],
+    });
     const specTools = buildTools(task, workspace, outDir, commandEnv, {
       ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
     });
@@ -205,21 +232,25 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
     notes,
   });
-  const written = await writeOutputs(outDir, { record, diff, redactor, ...(diffError && { diffError }) });
-  const safeRecord = redactor.redactDeep(record);
+  let written: Awaited<ReturnType<typeof writeOutputs>>;
   const costUsd = record.usage.costUnknown ? null : record.usage.cost.total;
-  emit({
-    type: "run_end",
-    conclusion: ended.conclusion,
-    exitCode: ended.exitCode,
-    ...(ended.reason !== undefined && { reason: ended.reason }),
-    turns: record.turns,
-    durationMs: record.durationMs,
-    costUsd,
-    filesChanged: diff.files.length,
-  });
-  await events.close();
-  if (snapshot) await disposeSnapshot(snapshot);
+  try {
+    written = await writeOutputs(outDir, { record, diff, redactor, ...(diffError && { diffError }) });
+    emit({
+      type: "run_end",
+      conclusion: ended.conclusion,
+      exitCode: ended.exitCode,
+      ...(ended.reason !== undefined && { reason: ended.reason }),
+      turns: record.turns,
+      durationMs: record.durationMs,
+      costUsd,
+      filesChanged: diff.files.length,
+    });
+  } finally {
+    await events.close();
+    if (snapshot) await disposeSnapshot(snapshot);
+  }
+  const safeRecord = redactor.redactDeep(record);
 
   return {
     conclusion: ended.conclusion,
@@ -309,3 +340,5 @@ function firstLine(text: string): string {
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
+
+const MAX_TIMER_MS = 2 ** 31 - 1;

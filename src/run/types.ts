@@ -96,7 +96,7 @@ export const EXIT = {
 } as const;
 
 /** Why a run could not start. */
-export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable";
+export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable" | "outputs_dir_invalid";
 
 /**
  * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage

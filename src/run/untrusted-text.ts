@@ -48,25 +48,61 @@ export function sanitizeUntrustedText(text: string, options: SanitizeOptions = {
   return cap(out, maxChars);
 }
 
-/** Elements (and their content) hidden by an attribute or a style; nested same-name tags are not tracked. */
+/**
+ * Elements (and their content) hidden by an attribute or a style; nested same-name tags are not
+ * tracked. One pass, left to right, with no cap: the text is read once and what is kept is
+ * collected, so the cost stays linear however many hidden elements there are. A removal can join
+ * a `<` left before it with a tag name after it into a new tag (`<<i hidden></i>i hidden>…`);
+ * that joined tag is checked too, as it would be by a reader rescanning the result.
+ */
 function removeHiddenElements(text: string): string {
+  // Every tag ends with ">": searching only up to the last one keeps a failed search from
+  // rescanning the tail once per "<" in it.
+  const subject = text.slice(0, text.lastIndexOf(">") + 1);
   const open = /<([a-z][a-z0-9-]*)\b([^>]*)>/gi;
-  let out = text;
-  for (let guard = 0; guard < 1000; guard++) {
-    let found: { start: number; end: number } | undefined;
-    for (const match of out.matchAll(open)) {
-      const [whole, tag = "", attrs = ""] = match;
-      if (!/(?:^|\s)hidden(?:\s|=|\/|$)/i.test(attrs) && !HIDDEN_STYLE.test(attrs)) continue;
-      const start = match.index ?? 0;
-      const close = new RegExp(`</${tag}\\s*>`, "i").exec(out.slice(start + whole.length));
-      const end = close ? start + whole.length + (close.index ?? 0) + close[0].length : out.length;
-      found = { start, end: whole.endsWith("/>") ? start + whole.length : end };
-      break;
+  const joined = /([a-z][a-z0-9-]*)\b([^>]*)>/iy;
+  const kept: string[] = [];
+  let pos = 0; // start of the text not yet kept or removed
+  open.lastIndex = 0;
+  for (let match = open.exec(subject); match; match = open.exec(subject)) {
+    const [whole, tag = "", attrs = ""] = match;
+    if (!isHidden(attrs)) continue;
+    if (match.index > pos) kept.push(text.slice(pos, match.index));
+    pos = elementEnd(text, match.index + whole.length, tag, whole);
+    // A "<" kept just before the removal and the text after it may now form a tag.
+    for (;;) {
+      const last = kept.length - 1;
+      if (!kept[last]?.endsWith("<")) break;
+      joined.lastIndex = pos;
+      const tail = joined.exec(subject);
+      if (!tail) break;
+      const [rest, joinedTag = "", joinedAttrs = ""] = tail;
+      if (!isHidden(joinedAttrs)) {
+        // A plain tag: kept as is, and scanning goes on after it.
+        open.lastIndex = pos + rest.length;
+        break;
+      }
+      kept[last] = kept[last]!.slice(0, -1);
+      if (kept[last] === "") kept.pop();
+      pos = elementEnd(text, pos + rest.length, joinedTag, `<${rest}`);
     }
-    if (!found) return out;
-    out = out.slice(0, found.start) + out.slice(found.end);
+    if (open.lastIndex < pos) open.lastIndex = pos;
   }
-  return out;
+  kept.push(text.slice(pos));
+  return kept.join("");
+}
+
+function isHidden(attrs: string): boolean {
+  return /(?:^|\s)hidden(?:\s|=|\/|$)/i.test(attrs) || HIDDEN_STYLE.test(attrs);
+}
+
+/** Where an element whose opening tag ends at `from` ends: after its closing tag, or at the end of the text. */
+function elementEnd(text: string, from: number, tag: string, opening: string): number {
+  if (opening.endsWith("/>")) return from;
+  const close = new RegExp(`</${tag}\\s*>`, "gi");
+  close.lastIndex = from;
+  const found = close.exec(text);
+  return found ? found.index + found[0].length : text.length;
 }
 
 function collapseDetails(text: string): string {
