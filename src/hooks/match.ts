@@ -1,12 +1,14 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import type { HookMatch } from "../spec/types.ts";
 
 /**
  * Whether a rule's `match` selects a tool call. Every given field must hold; no `match` selects
- * every call. `path` is a picomatch glob over the call's `path` argument made relative to the
- * workspace (a glob without `/` matches the file name at any depth, as in .gitignore); a call
- * without a `path` argument never matches it. `command` matches bash's `command` (see
+ * every call. `path` is a picomatch glob over the call's `path` argument normalised as the tools
+ * do (see `callPaths`): it matches when it matches the path as named or where it really leads
+ * through symlinks (a glob without `/` matches the file name at any depth, as in .gitignore); a
+ * call without a `path` argument never matches it. `command` matches bash's `command` (see
  * `commandMatches`); calls without one never match it.
  */
 export function matchesCall(
@@ -18,10 +20,10 @@ export function matchesCall(
   if (!match) return true;
   if (match.tools && !(match.tools as string[]).includes(toolName)) return false;
   if (match.path !== undefined) {
-    const target = callPath(args, workspace);
-    if (target === undefined) return false;
+    const targets = callPaths(args, workspace);
+    if (targets === undefined) return false;
     const isMatch = picomatch(match.path, { dot: true, basename: !match.path.includes("/") });
-    if (!isMatch(target)) return false;
+    if (!targets.some((target) => isMatch(target))) return false;
   }
   if (match.command !== undefined) {
     const command = stringArg(args, "command");
@@ -30,13 +32,74 @@ export function matchesCall(
   return true;
 }
 
-/** The call's `path` argument relative to the workspace, with `/` separators; undefined if absent. */
+/**
+ * The call's `path` argument relative to the workspace, normalised as the tools normalise it
+ * (src/tools/workspace-path.ts): a leading `@` dropped, resolved against the workspace, an absolute
+ * path through the workspace's real location mapped back into it; `/` separators, "." for the
+ * workspace itself. Undefined if absent. Symlinks are not followed here (see `callPaths`).
+ */
 export function callPath(args: unknown, workspace: string): string | undefined {
+  return callPaths(args, workspace)?.[0];
+}
+
+/**
+ * The workspace-relative forms a rule's `path` glob is matched against: first the path as named
+ * (`callPath`), then, when it differs, where it really is with every symlink followed (the realpath
+ * of the target, or of its nearest existing parent for a file not created yet), relative to the
+ * workspace's real location. A path outside the workspace, or through a symlink leading out, has
+ * only its lexical form (`../x`), which a glob inside the workspace never matches; the tools refuse
+ * such paths anyway. Undefined without a `path` argument.
+ */
+export function callPaths(args: unknown, workspace: string): string[] | undefined {
   const raw = stringArg(args, "path");
   if (raw === undefined || raw === "") return undefined;
-  const absolute = path.resolve(workspace, raw);
-  const relative = path.relative(workspace, absolute) || ".";
-  return relative.split(path.sep).join("/");
+  // Models sometimes prefix paths with "@" (mention syntax); the tools drop it, so do we.
+  const cleaned = raw.startsWith("@") ? raw.slice(1) : raw;
+  const root = path.resolve(workspace);
+  const rootReal = realOrSelf(root);
+  let absolute = path.resolve(root, cleaned);
+  if (!isInside(root, absolute) && isInside(rootReal, absolute)) {
+    absolute = path.join(root, path.relative(rootReal, absolute));
+  }
+  const lexical = toPosix(path.relative(root, absolute)) || ".";
+  if (!isInside(root, absolute)) return [lexical];
+  const real = realLocation(absolute);
+  if (!isInside(rootReal, real)) return [lexical];
+  const realRelative = toPosix(path.relative(rootReal, real)) || ".";
+  return realRelative === lexical ? [lexical] : [lexical, realRelative];
+}
+
+/** Where `absolute` really is: the realpath of it, or of its nearest existing parent joined with the rest. */
+function realLocation(absolute: string): string {
+  const rest: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...rest);
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      rest.unshift(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+function realOrSelf(target: string): string {
+  try {
+    return realpathSync(target);
+  } catch {
+    return target;
+  }
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
+}
+
+function toPosix(p: string): string {
+  return path.sep === "/" ? p : p.split(path.sep).join("/");
 }
 
 /** A string argument of a call, or undefined. */
