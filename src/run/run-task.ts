@@ -6,7 +6,7 @@ import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { errorText } from "../core/validate.ts";
 import { createHooks } from "../hooks/index.ts";
-import type { Conclusion, WorkspaceDiff } from "../output/index.ts";
+import type { WorkspaceDiff } from "../output/index.ts";
 import {
   createEventsWriter,
   createRedactor,
@@ -20,6 +20,7 @@ import { createProviderRouter, createRecorder, loadReplayFile, modelLabel } from
 import { formatDuration, type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
 import { compactEvent } from "./compact-event.ts";
+import { conclude } from "./conclude.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
@@ -27,7 +28,8 @@ import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
 import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
-import { EXIT, type RunEvent, type RunResult, RunSetupError, type RunTaskOptions } from "./types.ts";
+import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
+import { RunSetupError } from "./types.ts";
 
 /**
  * Runs one task from spec to outputs. A bad spec throws `SpecError` before anything runs (exit
@@ -276,53 +278,6 @@ async function loadTaskFor(options: RunTaskOptions, env: NodeJS.ProcessEnv): Pro
   };
   if (options.taskFile) return loadTask(options.taskFile, common);
   return parseInlineTask({ ...common, cwd: options.cwd ?? process.cwd() });
-}
-
-function conclude(
-  outcome: AgentRunOutcome | undefined,
-  crash: string | undefined,
-  abortReason: unknown,
-  externalReason: unknown,
-  gaveUp: string | undefined,
-): { conclusion: Conclusion; exitCode: number; reason?: string } {
-  if (crash !== undefined || !outcome) return { conclusion: "error", exitCode: EXIT.error, reason: crash };
-  switch (outcome.reason) {
-    case "terminate":
-      if (gaveUp !== undefined) {
-        return { conclusion: "failure", exitCode: EXIT.failure, reason: `the model gave up: ${gaveUp}` };
-      }
-      return { conclusion: "success", exitCode: EXIT.success };
-    case "stop":
-      return { conclusion: "success", exitCode: EXIT.success };
-    case "failure":
-      return {
-        conclusion: "failure",
-        exitCode: EXIT.failure,
-        ...(outcome.message && { reason: outcome.message }),
-      };
-    case "limit":
-      return {
-        conclusion: "limit",
-        exitCode: EXIT.limit,
-        ...(outcome.message && { reason: outcome.message }),
-      };
-    case "error":
-      return {
-        conclusion: "error",
-        exitCode: EXIT.error,
-        ...(outcome.message && { reason: outcome.message }),
-      };
-    case "aborted": {
-      if (abortReason === "timeout")
-        return { conclusion: "limit", exitCode: EXIT.limit, reason: "timeout reached" };
-      const sigint = externalReason === "SIGINT";
-      return {
-        conclusion: "interrupted",
-        exitCode: sigint ? EXIT.sigint : EXIT.sigterm,
-        reason: `interrupted by ${sigint ? "SIGINT" : "SIGTERM"}`,
-      };
-    }
-  }
 }
 
 /** Every model the task may call, so a missing API key is reported before the first turn. */
