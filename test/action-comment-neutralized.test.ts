@@ -67,6 +67,11 @@ describe("comment hygiene", () => {
     expect(out[6]).toBe(`after @${ZWSP}x`);
   });
 
+  test("escaped backticks open no code span: an image between them is removed", () => {
+    const text = "\\`![p](https://evil.example/p.png)\\` and \\\\`@kept`";
+    expect(neutralizeComment(text)).toBe("\\`[image from evil.example removed]\\` and \\\\`@kept`");
+  });
+
   test("allowed hosts: github.com and its subdomains, plus the extra ones", () => {
     expect(isAllowedHost("github.com")).toBe(true);
     expect(isAllowedHost("user-images.github.com")).toBe(true);

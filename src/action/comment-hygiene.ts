@@ -50,6 +50,12 @@ function outsideCodeSpans(line: string, fix: (text: string) => string): string {
   let i = 0;
   let plain = "";
   while (i < line.length) {
+    // A backslash-escaped backtick is literal text (CommonMark): it opens no code span.
+    if (line[i] === "`" && trailingBackslashes(plain) % 2 === 1) {
+      plain += "`";
+      i++;
+      continue;
+    }
     if (line[i] === "`") {
       const run = /^`+/.exec(line.slice(i))?.[0] ?? "`";
       const close = findRun(line, i + run.length, run.length);
@@ -67,6 +73,12 @@ function outsideCodeSpans(line: string, fix: (text: string) => string): string {
     i++;
   }
   return out + fix(plain);
+}
+
+function trailingBackslashes(text: string): number {
+  let n = 0;
+  while (text[text.length - 1 - n] === "\\") n++;
+  return n;
 }
 
 function findRun(line: string, from: number, length: number): number {
