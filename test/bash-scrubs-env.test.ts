@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { isCredentialName } from "../src/output/redact.ts";
 import { createBashTool, isSecretName, scrubEnv } from "../src/tools/index.ts";
 import { makeWorkspace, run, textOf } from "./tools-support.ts";
 
@@ -47,6 +48,28 @@ describe("secret scrubbing", () => {
     });
     expect(textOf(result)).toBe("[][][n1][p]\n\n[Exit code: 0]");
     expect(result.details.scrubbedEnv).toEqual(["GITHUB_TOKEN", "MY_API_KEY"]);
+  });
+
+  test("every name the outputs redact is scrubbed from the bash child too (one rule)", async () => {
+    const names = [
+      "DB_PASSWD",
+      "AZURE_STORAGE_ACCESS_KEY",
+      "REGISTRY_AUTH",
+      "GCP_CREDENTIALS",
+      "CLIENTSECRET",
+    ];
+    for (const name of names) {
+      expect(isCredentialName(name)).toBe(true);
+      expect(isSecretName(name)).toBe(true);
+    }
+    const root = await makeWorkspace();
+    const env: Record<string, string | undefined> = { PATH: process.env.PATH, PLAIN: "p" };
+    for (const name of names) env[name] = `value-of-${name}`;
+    const result = await run(createBashTool(root, { env }), {
+      command: `echo "${names.map((name) => `[$${name}]`).join("")}[$PLAIN]"`,
+    });
+    expect(textOf(result)).toBe("[][][][][][p]\n\n[Exit code: 0]");
+    expect(result.details.scrubbedEnv).toEqual([...names].sort());
   });
 
   test("the process environment is scrubbed by default", async () => {

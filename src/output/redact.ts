@@ -28,21 +28,12 @@ export interface RedactorOptions {
   extra?: string[];
 }
 
-/** Names redacted on top of the tools' `isSecretName`: hiding too much output is cheap, leaking is not. */
-const EXTRA_CREDENTIAL_NAMES = [/SECRET/, /PASSWD/, /_ACCESS_KEY$/, /_CREDENTIALS?$/, /_AUTH$/];
-
 /**
- * Whether an environment variable name looks like it holds a credential (case-insensitive): every
- * name `isSecretName` (src/tools/env.ts) scrubs from child environments (`*_API_KEY`, `*_TOKEN`,
- * `*_SECRET*`, `*PASSWORD*`, `*_PRIVATE_KEY*`, `GITHUB_TOKEN`, `ACTIONS_RUNTIME_TOKEN`,
- * `ACTIONS_ID_TOKEN_REQUEST_*`, ...), plus `*SECRET*`, `*PASSWD*`, `*_ACCESS_KEY`, `*_CREDENTIAL(S)`
- * and `*_AUTH`.
+ * Whether an environment variable name looks like it holds a credential: the same rule that scrubs
+ * the bash child's environment (`isSecretName`, src/tools/env.ts), so whatever the tools hide from
+ * the model's commands every output hides too.
  */
-export function isCredentialName(name: string): boolean {
-  if (isSecretName(name)) return true;
-  const upper = name.toUpperCase();
-  return EXTRA_CREDENTIAL_NAMES.some((pattern) => pattern.test(upper));
-}
+export const isCredentialName: (name: string) => boolean = isSecretName;
 
 /** Creates a redactor over the credential variables of `env` plus `extra`. */
 export function createRedactor(options: RedactorOptions = {}): Redactor {

@@ -2,9 +2,11 @@
  * Scrubbing credentials out of a child process's environment.
  *
  * A name looks like a credential when it matches (case-insensitively) one of
- * `SECRET_NAME_PATTERNS`: `*_API_KEY`, `*_TOKEN`, `*_SECRET*`, `*PASSWORD*`, `*_PRIVATE_KEY*`,
- * `GITHUB_TOKEN`, `ACTIONS_RUNTIME_TOKEN`, `ACTIONS_ID_TOKEN_REQUEST_*` (plus the bare `API_KEY`,
- * `TOKEN`, `SECRET`). Names on the pass-through list are kept whatever they look like.
+ * `SECRET_NAME_PATTERNS`: `*_API_KEY`, `*_TOKEN`, `*SECRET*`, `*PASSWORD*`, `*PASSWD*`,
+ * `*_PRIVATE_KEY*`, `*_ACCESS_KEY`, `*_CREDENTIAL(S)`, `*_AUTH`, `GITHUB_TOKEN`,
+ * `ACTIONS_RUNTIME_TOKEN`, `ACTIONS_ID_TOKEN_REQUEST_*` (plus the bare `API_KEY` and `TOKEN`).
+ * This one rule decides both what the bash child does not get and what every output redacts
+ * (src/output/redact.ts). Names on the pass-through list are kept whatever they look like.
  */
 
 /** The patterns a variable name is tested against; `*` is any run of characters. */
@@ -13,11 +15,14 @@ export const SECRET_NAME_PATTERNS: readonly string[] = [
   "API_KEY",
   "*_TOKEN",
   "TOKEN",
-  "*_SECRET*",
-  "SECRET",
-  "SECRET_*",
+  "*SECRET*",
   "*PASSWORD*",
+  "*PASSWD*",
   "*_PRIVATE_KEY*",
+  "*_ACCESS_KEY",
+  "*_CREDENTIAL",
+  "*_CREDENTIALS",
+  "*_AUTH",
   "GITHUB_TOKEN",
   "ACTIONS_RUNTIME_TOKEN",
   "ACTIONS_ID_TOKEN_REQUEST_*",
