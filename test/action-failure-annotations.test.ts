@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { errorAnnotations, errorExitCode, runAnnotation } from "../src/action/annotations.ts";
 import type { ActionRunResult } from "../src/action/runner-types.ts";
+import { ProviderConfigError } from "../src/providers/errors.ts";
 import { RunSetupError } from "../src/run/types.ts";
 import { SpecError } from "../src/spec/errors.ts";
 
@@ -90,6 +91,11 @@ describe("errorAnnotations", () => {
     expect(errorAnnotations(error, "/ws")).toEqual([
       { message: "agent-run: bubblewrap is not installed", properties: { title: "agent-run" } },
     ]);
+  });
+
+  test("a missing API key (ProviderConfigError) is exit 2, as in the CLI", () => {
+    const error = new ProviderConfigError("missing_api_key", "ANTHROPIC_API_KEY is not set");
+    expect(errorExitCode(error)).toBe(2);
   });
 
   test("any other error is an infrastructure error (exit 4)", () => {

@@ -75,13 +75,15 @@ export function errorAnnotations(error: unknown, workspace: string): Annotation[
 
 /**
  * DESIGN §4 for an error thrown before the run: 2 for a spec or usage error (a `RunSetupError`: the
- * workspace is missing, a sandbox that must run cannot start), else 4.
+ * workspace is missing, a sandbox that must run cannot start; a `ProviderConfigError`: a missing
+ * API key, a bad replay file), else 4.
  */
 export function errorExitCode(error: unknown): number {
   const record = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
   if (typeof record.exitCode === "number") return record.exitCode;
   if (typeof record.code === "string" && record.code.startsWith("spec_")) return 2;
-  if (record.name === "RunSetupError") return 2;
+  // Configuration found wrong before the run (a missing API key, a bad replay file): the CLI's 2.
+  if (record.name === "RunSetupError" || record.name === "ProviderConfigError") return 2;
   return 4;
 }
 
