@@ -33,14 +33,16 @@ describe("upsertComment", () => {
   test("finds the marked comment on the third page of a long thread", async () => {
     const marker = commentMarker("fix-lint");
     const comments = Array.from({ length: 250 }, (_, i) => ({ issueNumber: 42, body: `chatter ${i}` }));
-    comments.push({ issueNumber: 42, body: `${marker}\nold` });
+    comments.push({ issueNumber: 42, body: `${marker}\nold`, login: "github-actions[bot]" });
     fake = await startFakeGitHub({ comments });
     const octokit = getOctokit("t0k3n", { baseUrl: fake.url });
 
     const outcome = await upsertComment(octokit, { ...target, marker, body: `${marker}\nnew` });
 
     expect(outcome).toMatchObject({ ok: true, value: { action: "updated" } });
-    const pages = fake.requests.filter((r) => r.method === "GET").map((r) => r.query.page ?? "1");
+    const pages = fake.requests
+      .filter((r) => r.method === "GET" && r.path.endsWith("/comments"))
+      .map((r) => r.query.page ?? "1");
     expect(pages).toEqual(["1", "2", "3"]);
     expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(0);
     expect(fake.comments.at(-1)?.body).toBe(`${marker}\nnew`);
@@ -58,6 +60,48 @@ describe("upsertComment", () => {
     expect(again).toMatchObject({ ok: true, value: { action: "unchanged" } });
     expect(fake.comments.map((c) => c.body)).toEqual([`${other}\nreview body`, `${marker}\nsame`]);
     expect(fake.requests.filter((r) => r.method === "PATCH")).toHaveLength(0);
+  });
+
+  test("a comment that only quotes the marker, or one a user wrote, is never taken for this task's", async () => {
+    const marker = commentMarker("fix-lint");
+    fake = await startFakeGitHub({
+      comments: [
+        {
+          issueNumber: 42,
+          body: `${commentMarker("review")}\n> quoted: ${marker}`,
+          login: "github-actions[bot]",
+        },
+        { issueNumber: 42, body: `${marker}\nplanted`, login: "mallory" },
+      ],
+    });
+    const octokit = getOctokit("t0k3n", { baseUrl: fake.url });
+
+    const outcome = await upsertComment(octokit, { ...target, marker, body: `${marker}\nmine` });
+
+    expect(outcome).toMatchObject({ ok: true, value: { action: "created" } });
+    expect(fake.requests.filter((r) => r.method === "PATCH")).toHaveLength(0);
+    expect(fake.comments.map((c) => c.body)).toEqual([
+      `${commentMarker("review")}\n> quoted: ${marker}`,
+      `${marker}\nplanted`,
+      `${marker}\nmine`,
+    ]);
+  });
+
+  test("with a personal token, only the comment of the login the token belongs to is updated", async () => {
+    const marker = commentMarker("fix-lint");
+    fake = await startFakeGitHub({
+      tokenLogin: "ci-user",
+      comments: [
+        { issueNumber: 42, body: `${marker}\nby another bot`, login: "other-app[bot]" },
+        { issueNumber: 42, body: `${marker}\nold`, login: "ci-user" },
+      ],
+    });
+    const octokit = getOctokit("t0k3n", { baseUrl: fake.url });
+
+    const outcome = await upsertComment(octokit, { ...target, marker, body: `${marker}\nnew` });
+
+    expect(outcome).toMatchObject({ ok: true, value: { action: "updated" } });
+    expect(fake.comments.map((c) => c.body)).toEqual([`${marker}\nby another bot`, `${marker}\nnew`]);
   });
 
   test("a body over GitHub's limit is cut by buildCommentBody and accepted", async () => {

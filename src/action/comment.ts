@@ -1,6 +1,8 @@
 /**
  * The sticky PR comment: one per task per PR, found by its hidden marker across every page of
- * the PR's comments, updated in place, created only when absent.
+ * the PR's comments, updated in place, created only when absent. Only a comment that starts with
+ * the marker (as `buildCommentBody` writes it) and was written by the token's own identity counts:
+ * a summary quoting another task's marker, or a user planting one, is never edited.
  */
 import { type ApiCallOptions, type ApiOutcome, callGitHub, type GitHubClient } from "./github-api.ts";
 
@@ -8,7 +10,7 @@ export interface UpsertCommentOptions extends ApiCallOptions {
   owner: string;
   repo: string;
   issueNumber: number;
-  /** From `commentMarker`; a comment whose body contains it is this task's comment. */
+  /** From `commentMarker`; a comment of the token's identity whose body starts with it is this task's comment. */
   marker: string;
   body: string;
   /** When false, an existing comment is updated but none is created. Default: true. */
@@ -85,11 +87,33 @@ async function findMarkedComment(
     issue_number: issueNumber,
     per_page: 100,
   });
+  let isOwn: ((author: CommentAuthor | null | undefined) => boolean) | undefined;
   for await (const page of pages) {
     for (const comment of page.data) {
-      if (comment.body?.includes(marker))
-        return { id: comment.id, url: comment.html_url, body: comment.body };
+      if (!comment.body?.startsWith(marker)) continue;
+      isOwn ??= await ownAuthor(octokit);
+      if (isOwn(comment.user)) return { id: comment.id, url: comment.html_url, body: comment.body };
     }
   }
   return undefined;
+}
+
+interface CommentAuthor {
+  login: string;
+  type?: string;
+}
+
+/**
+ * Who the token writes as: the login `GET /user` names (a personal token), else (an app's
+ * installation token such as GITHUB_TOKEN, which that endpoint refuses) any Bot account.
+ */
+async function ownAuthor(
+  octokit: GitHubClient,
+): Promise<(author: CommentAuthor | null | undefined) => boolean> {
+  const login = await octokit.rest.users
+    .getAuthenticated()
+    .then((response) => response.data.login)
+    .catch(() => undefined);
+  if (login) return (author) => author?.login.toLowerCase() === login.toLowerCase();
+  return (author) => author?.type === "Bot";
 }

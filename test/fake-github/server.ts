@@ -1,6 +1,7 @@
 /**
  * A loopback fake of the few GitHub REST endpoints the action uses: issue comments (list with
- * Link-header pagination, create, update) and a collaborator's permission, with fault injection
+ * Link-header pagination, create, update), a collaborator's permission and the token's own user
+ * (`GET /user`: refused as for GITHUB_TOKEN unless `tokenLogin` is set), with fault injection
  * (any status, `retry-after`, for a number of matching requests). Starts on 127.0.0.1, port 0.
  */
 import http from "node:http";
@@ -12,7 +13,7 @@ export interface FakeComment {
   id: number;
   issueNumber: number;
   body: string;
-  user: { login: string };
+  user: { login: string; type: "User" | "Bot" };
   html_url: string;
 }
 
@@ -44,7 +45,10 @@ export interface FakeGitHubOptions {
   repo?: string;
   /** Login → role. Logins absent here get "read" (as on a public repository). */
   roles?: Record<string, Role>;
+  /** Comments already there; `login` defaults to "someone" (a login ending in `[bot]` is a Bot). */
   comments?: Array<{ issueNumber: number; body: string; login?: string }>;
+  /** The login the token belongs to (a personal token); unset: an installation token writing as github-actions[bot]. */
+  tokenLogin?: string;
   faults?: FakeFault[];
 }
 
@@ -81,7 +85,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       id,
       issueNumber,
       body,
-      user: { login },
+      user: { login, type: login.endsWith("[bot]") ? ("Bot" as const) : ("User" as const) },
       html_url: `https://github.com/${owner}/${repo}/pull/${issueNumber}#issuecomment-${id}`,
     };
     comments.push(comment);
@@ -144,7 +148,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (body === undefined) return send(422, { message: "body is missing" });
       if (body.length > MAX_BODY)
         return send(422, { message: "Body is too long (maximum is 65536 characters)" });
-      return send(201, addComment(Number(m[1]), body, "github-actions[bot]"));
+      return send(201, addComment(Number(m[1]), body, options.tokenLogin ?? "github-actions[bot]"));
     }
     m = new RegExp(`^${base}/issues/comments/(\\d+)$`).exec(url.pathname);
     if (m && record.method === "PATCH") {
@@ -156,6 +160,11 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
         return send(422, { message: "Body is too long (maximum is 65536 characters)" });
       comment.body = body;
       return send(200, comment);
+    }
+    if (url.pathname === "/user" && record.method === "GET") {
+      if (options.tokenLogin === undefined)
+        return send(403, { message: "Resource not accessible by integration" });
+      return send(200, { login: options.tokenLogin, type: "User" });
     }
     m = new RegExp(`^${base}/collaborators/([^/]+)/permission$`).exec(url.pathname);
     if (m && record.method === "GET") {
