@@ -18,8 +18,17 @@ export const OPENAI_REASONING_EFFORT: Record<Exclude<ThinkingLevel, "off">, stri
 };
 
 /**
+ * OpenAI models that reason even with no reasoning parameter (o-series, gpt-5 and codex, but not
+ * the gpt-5 chat variants). Only these accept `include: ["reasoning.encrypted_content"]`: other
+ * models answer 400 "Encrypted content is not supported with this model".
+ */
+const REASONING_MODEL = /^(o\d|gpt-5(?!(\.\d+)?-chat)|codex)/;
+
+/**
  * Maps a core request to a Responses API body. Stateless (`store: false`): reasoning items travel
- * back encrypted, kept in the thinking part's `signature`.
+ * back encrypted, kept in the thinking part's `signature`. Encrypted reasoning is requested whenever
+ * the model may reason, thinking "off" included; a reasoning item without it is never sent back
+ * (the API cannot look it up without `store` and fails the request).
  */
 export function buildResponsesBody(request: StreamRequest): Json {
   const { model } = request;
@@ -36,10 +45,10 @@ export function buildResponsesBody(request: StreamRequest): Json {
   }
   if (model.maxOutputTokens !== undefined) body.max_output_tokens = model.maxOutputTokens;
   if (model.temperature !== undefined) body.temperature = model.temperature;
-  if (request.thinkingLevel !== "off") {
+  if (request.thinkingLevel !== "off")
     body.reasoning = { effort: OPENAI_REASONING_EFFORT[request.thinkingLevel], summary: "auto" };
+  if (request.thinkingLevel !== "off" || REASONING_MODEL.test(model.id))
     body.include = ["reasoning.encrypted_content"];
-  }
   return body;
 }
 
@@ -94,7 +103,7 @@ function inputPart(part: TextContent | ImageContent): Json {
 function parseItem(signature: string): Json | undefined {
   try {
     const item = obj(JSON.parse(signature));
-    return item?.type === "reasoning" ? item : undefined;
+    return item?.type === "reasoning" && str(item.encrypted_content) ? item : undefined;
   } catch {
     return undefined;
   }

@@ -93,7 +93,22 @@ export async function startMockLlm(options: {
       res.writeHead(500).end(`{"error":{"message":"the mock script has no reply"}}`);
       return;
     }
-    await serve(res, format, reply, String(body.model ?? "mock-model"), request.index);
+    const unstored = format === "responses" ? unstoredReasoning(body) : undefined;
+    if (unstored !== undefined) {
+      res.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          error: {
+            message: `Item with id '${unstored}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+            type: "invalid_request_error",
+            param: "input",
+            code: null,
+          },
+        }),
+      );
+      return;
+    }
+    const encrypted = Array.isArray(body.include) && body.include.includes("reasoning.encrypted_content");
+    await serve(res, format, reply, String(body.model ?? "mock-model"), request.index, encrypted);
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -106,6 +121,18 @@ export async function startMockLlm(options: {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * As the real Responses API does: with `store: false`, a reasoning item sent back without its
+ * `encrypted_content` cannot be looked up, and the request fails (404). Returns that item's id.
+ */
+function unstoredReasoning(body: Record<string, unknown>): string | undefined {
+  if (body.store !== false || !Array.isArray(body.input)) return undefined;
+  for (const item of body.input as Record<string, unknown>[]) {
+    if (item?.type === "reasoning" && typeof item.encrypted_content !== "string") return String(item.id);
+  }
+  return undefined;
 }
 
 function formatOf(url: string): WireFormat | undefined {
@@ -122,6 +149,7 @@ async function serve(
   reply: MockReply,
   model: string,
   n: number,
+  encrypted: boolean,
 ): Promise<void> {
   if (reply.firstByteDelayMs) await delay(reply.firstByteDelayMs, res);
   if (res.destroyed) return;
@@ -139,7 +167,7 @@ async function serve(
     format === "anthropic"
       ? anthropicFrames(reply, model, n)
       : format === "responses"
-        ? responsesFrames(reply, model, n)
+        ? responsesFrames(reply, model, n, encrypted)
         : chatFrames(reply, model, n);
   res.writeHead(200, {
     "content-type": "text/event-stream",

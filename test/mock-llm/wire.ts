@@ -121,8 +121,11 @@ export function anthropicFrames(reply: ReplyContent, model: string, n: number): 
   return frames;
 }
 
-/** OpenAI Responses API stream. */
-export function responsesFrames(reply: ReplyContent, model: string, n: number): Frame[] {
+/**
+ * OpenAI Responses API stream. A reasoning item carries `encrypted_content` only when the request
+ * asked for it (`encrypted`, from `include: ["reasoning.encrypted_content"]`), as the real API does.
+ */
+export function responsesFrames(reply: ReplyContent, model: string, n: number, encrypted = true): Frame[] {
   const u = reply.usage ?? {};
   const frames: Frame[] = [];
   let seq = 0;
@@ -146,7 +149,7 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number): 
     const done = {
       ...item,
       summary: [{ type: "summary_text", text: reply.thinking }],
-      encrypted_content: reply.thinkingSignature ?? "enc",
+      ...(encrypted && { encrypted_content: reply.thinkingSignature ?? "enc" }),
     };
     push("response.output_item.done", { output_index: outputIndex, item: done });
     base.output.push(done);
