@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { createBashTool } from "../src/tools/index.ts";
+import { bashParameters, createBashTool } from "../src/tools/index.ts";
 import { isRunning, makeWorkspace, run, textOf } from "./tools-support.ts";
 
 async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
@@ -81,5 +81,17 @@ describe("bash kills the whole process group", () => {
     const done = await run(createBashTool(root), { command: "sleep 0.3; echo finished", timeout: 1e7 });
     expect(done.details.timedOut).toBe(false);
     expect(textOf(done)).toBe("finished\n\n[Exit code: 0]");
+  });
+
+  test("a call's timeout cannot lift the configured one, and the schema bounds it", async () => {
+    const root = await makeWorkspace();
+    const tool = createBashTool(root, { timeoutMs: 800, killGraceMs: 200 });
+    const started = Date.now();
+    const done = await run(tool, { command: "sleep 100", timeout: 1e7 });
+    expect(done.details.timedOut).toBe(true);
+    expect(textOf(done)).toContain("Command timed out after 0.8 s");
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(bashParameters.safeParse({ command: "ls", timeout: 1e7 }).success).toBe(false);
+    expect(bashParameters.safeParse({ command: "ls", timeout: 2_147_483 }).success).toBe(true);
   });
 });

@@ -10,6 +10,9 @@ import { createWorkspace } from "./workspace-path.ts";
 
 /** Default bash timeout: 120000 ms. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The largest per-call `timeout` the schema accepts, in seconds: the longest a timer can wait (2^31-1 ms). */
+export const MAX_CALL_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 /** What is about to run; `prepare` may return a changed copy. */
 export interface BashExecution {
@@ -42,7 +45,10 @@ export interface BashToolOptions {
   /** Prepended to every command on its own line, e.g. "set -euo pipefail". */
   commandPrefix?: string;
   prepare?: BashPrepare;
-  /** Default timeout in milliseconds; a call may set its own `timeout` in seconds. Default: 120000. */
+  /**
+   * Timeout in milliseconds, also the ceiling of a call's own `timeout` (in seconds), which can only
+   * shorten it. Default: 120000.
+   */
   timeoutMs?: number;
   /** Command patterns; if present, only matching commands run (see command-policy.ts). */
   allow?: string[];
@@ -70,7 +76,14 @@ export interface BashToolOptions {
 
 export const bashParameters = z.strictObject({
   command: z.string().min(1).describe("Bash command(s) to run in the workspace root"),
-  timeout: z.number().positive().optional().describe("Timeout in seconds. Default: 120"),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_CALL_TIMEOUT_SECONDS)
+    .optional()
+    .describe(
+      "Timeout in seconds; can only shorten the configured one. Default: the configured timeout (120 unless set)",
+    ),
 });
 export type BashToolInput = z.infer<typeof bashParameters>;
 
@@ -116,7 +129,7 @@ export function createBashTool(
   return {
     name: "bash",
     label: "Bash",
-    description: `Run a bash command in the workspace root. Output (stdout and stderr together) is cut to ${maxLines} lines or ${formatSize(maxBytes)}, keeping the start and the end; the full output is then saved to a file. Default timeout ${Math.round((options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS) / 1000)} s.${allowNote}`,
+    description: `Run a bash command in the workspace root. Output (stdout and stderr together) is cut to ${maxLines} lines or ${formatSize(maxBytes)}, keeping the start and the end; the full output is then saved to a file. Timeout ${Math.round((options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS) / 1000)} s (a call's \`timeout\` can only shorten it).${allowNote}`,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate, context): Promise<AgentToolResult<BashToolDetails>> {
       const verdict = await checkCommand(params.command, policy);
@@ -133,8 +146,7 @@ export function createBashTool(
       };
       if (options.prepare) execution = await options.prepare(execution, { toolCallId, signal, context });
 
-      const timeoutMs =
-        params.timeout !== undefined ? params.timeout * 1000 : (options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
+      const timeoutMs = effectiveTimeoutMs(params.timeout, options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
       const started = Date.now();
       const base = { command: params.command, scrubbedEnv: scrubbed.removed };
       const { result, view } = await runCaptured(
@@ -201,6 +213,17 @@ export function createBashTool(
       };
     },
   };
+}
+
+/**
+ * A call's `timeout` (seconds) can only shorten the configured one (ms), the spec's ceiling; a
+ * configured timeout a timer cannot hold (0, above 2^31-1 ms) means none, so the call's applies.
+ */
+function effectiveTimeoutMs(callSeconds: number | undefined, configuredMs: number): number {
+  if (callSeconds === undefined) return configuredMs;
+  const callMs = callSeconds * 1000;
+  const configuredIsTimer = configuredMs > 0 && configuredMs <= MAX_TIMER_MS;
+  return configuredIsTimer ? Math.min(callMs, configuredMs) : callMs;
 }
 
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
