@@ -2,7 +2,7 @@ import { getOctokit } from "@actions/github";
 import { afterEach, describe, expect, test } from "vitest";
 import { upsertComment } from "../src/action/comment.ts";
 import { buildCommentBody, commentMarker } from "../src/action/comment-body.ts";
-import { type FakeGitHub, startFakeGitHub } from "./fake-github/server.ts";
+import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
 
 let fake: FakeGitHub | undefined;
 afterEach(async () => {
@@ -32,7 +32,10 @@ describe("upsertComment", () => {
 
   test("finds the marked comment on the third page of a long thread", async () => {
     const marker = commentMarker("fix-lint");
-    const comments = Array.from({ length: 250 }, (_, i) => ({ issueNumber: 42, body: `chatter ${i}` }));
+    const comments: NonNullable<FakeGitHubOptions["comments"]> = Array.from({ length: 250 }, (_, i) => ({
+      issueNumber: 42,
+      body: `chatter ${i}`,
+    }));
     comments.push({ issueNumber: 42, body: `${marker}\nold`, login: "github-actions[bot]" });
     fake = await startFakeGitHub({ comments });
     const octokit = getOctokit("t0k3n", { baseUrl: fake.url });
