@@ -114,6 +114,45 @@ describe("git credentials", () => {
     );
   });
 
+  test("a workspace in a subfolder of the checkout: the checkout's config is found and masked inside the sandbox", async () => {
+    const repo = await trustWorkspace(
+      { "sub/a.txt": "a\n" },
+      { extraheader: "AUTHORIZATION: basic c3ViZm9sZGVyLXRva2Vu" },
+    );
+    dirs.push(repo);
+    const sub = path.join(repo, "sub");
+    const found = await findGitCredentials(sub);
+    expect(found.map((config) => config.file)).toContain(path.join(repo, ".git", "config"));
+    expect(found.flatMap((config) => config.secrets)).toContain("c3ViZm9sZGVyLXRva2Vu");
+
+    const support = await detectSandbox();
+    expect(support.available).toBe(true);
+    const sandbox = await prepareSandbox({
+      bwrapPath: support.bwrapPath,
+      workspace: sub,
+      protectedGlobs: [],
+      env: process.env,
+    });
+    try {
+      expect(sandbox.gitSecrets).toContain("c3ViZm9sZGVyLXRva2Vu");
+      const command = sandbox.wrapCommand({
+        file: "bash",
+        args: ["-c", "git config --get-regexp extraheader; cat ../.git/config"],
+        cwd: sub,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      });
+      const result = await runProcess(command.file, command.args, {
+        cwd: sub,
+        env: command.env,
+        extendEnv: false,
+      });
+      expect(result.stdout).toContain("removed by agent-run's sandbox");
+      expect(result.stdout).not.toContain("c3ViZm9sZGVyLXRva2Vu");
+    } finally {
+      await sandbox.dispose();
+    }
+  }, 30_000);
+
   test("a worktree (.git is a file): the common config is found and masked inside the sandbox", async () => {
     const main = await trustWorkspace(
       { "a.txt": "a\n" },

@@ -5,7 +5,7 @@
  * them over each config file; the runner also adds the values to its redactor, for runs without
  * a sandbox.
  */
-import { readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 
 /** One git config file and what it looks like with its credentials taken out. */
@@ -20,8 +20,9 @@ export interface ScrubbedGitConfig {
 
 /**
  * Finds the config files git reads for `workspace` (`.git/config`, a worktree's or submodule's
- * common dir `config` and `config.worktree`) and scrubs each. Never rejects: a workspace that is
- * not a repository gives [].
+ * common dir `config` and `config.worktree`, of the workspace and of every repository above it,
+ * e.g. the checkout when the workspace is its `packages/app`) and scrubs each. Never rejects: a
+ * workspace in no repository gives [].
  */
 export async function findGitCredentials(workspace: string): Promise<ScrubbedGitConfig[]> {
   const dirs = await gitDirs(workspace);
@@ -79,15 +80,37 @@ function headerSecrets(value: string): string[] {
   return out;
 }
 
+/**
+ * The git dirs (and their common dirs) of every repository that encloses `workspace`: its own
+ * `.git` and each ancestor's (from the path as given and from its real path), so a workspace that
+ * is a subfolder or a submodule of a checkout still finds the checkout's config. A filesystem walk
+ * rather than `git rev-parse`, which refuses a repository owned by another user ("dubious
+ * ownership") and would then miss it.
+ */
 async function gitDirs(workspace: string): Promise<string[]> {
-  const dotGit = path.join(workspace, ".git");
+  const out: string[] = [];
+  const starts = new Set([
+    path.resolve(workspace),
+    await realpath(workspace).catch(() => path.resolve(workspace)),
+  ]);
+  for (const start of starts) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      out.push(...(await gitDirsAt(dir)));
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+  return out;
+}
+
+async function gitDirsAt(dir: string): Promise<string[]> {
+  const dotGit = path.join(dir, ".git");
   const info = await stat(dotGit).catch(() => undefined);
   if (!info) return [];
   let gitDir = dotGit;
   if (info.isFile()) {
     const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(dotGit, "utf8").catch(() => ""));
     if (!pointer?.[1]) return [];
-    gitDir = path.resolve(workspace, pointer[1]);
+    gitDir = path.resolve(dir, pointer[1]);
   }
   const common = (await readFile(path.join(gitDir, "commondir"), "utf8").catch(() => "")).trim();
   return common ? [gitDir, path.resolve(gitDir, common)] : [gitDir];
