@@ -93,11 +93,11 @@ export async function* runStream(
           reason: describeError(info),
           partial: builder.message,
         };
-        addUsage(carried, builder.message.usage);
         if (!(await sleep(delayMs, request.signal))) {
-          yield { type: "error", message: aborted(builder.message, emptyUsage(), options.pricing) };
+          yield { type: "error", message: aborted(builder.message, carried, options.pricing) };
           return;
         }
+        addUsage(carried, builder.message.usage);
         builder = newBuilder(request, options);
         continue;
       }
