@@ -8,7 +8,10 @@ import { modelLabel } from "./model-ref.ts";
 import { priceFor } from "./pricing.ts";
 import type { ReplaySession, ReplayTurn } from "./replay-format.ts";
 
-/** A stream function that also writes what it saw; `flush()` waits for the file to be current. */
+/**
+ * A stream function that also writes what it saw; `flush()` waits for the file to be current and
+ * rejects only when that latest write failed (an earlier failure was made good by a later write).
+ */
 export type Recorder = StreamFunction & { flush(): Promise<void>; readonly session: ReplaySession };
 
 /**
@@ -25,10 +28,13 @@ export function createRecorder(inner: StreamFunction, file: string): Recorder {
       { ...(session.model && { model: session.model }), turns: session.turns },
       { lineWidth: 0 },
     )}`;
-    writing = writing.then(async () => {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, text);
-    });
+    // A failed write must not stop the later ones: each starts whatever became of the one before.
+    writing = writing
+      .catch(() => {})
+      .then(async () => {
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, text);
+      });
     return writing;
   };
   const stream = async function* (request: StreamRequest): AsyncGenerator<AssistantMessageEvent> {
