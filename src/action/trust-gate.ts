@@ -49,8 +49,17 @@ export interface GateOptions {
   agentDir: string;
 }
 
-/** Runs every check; never throws (problems with git or the API refuse the run). */
+/** Runs every check; never throws (problems with git, the API or the file system refuse the run). */
 export async function passTrustGate(options: GateOptions): Promise<GateOutcome> {
+  try {
+    return await checkAll(options);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { run: false, kind: "refused", message: `the trust checks failed (${reason}). Not running` };
+  }
+}
+
+async function checkAll(options: GateOptions): Promise<GateOutcome> {
   const { inputs, ctx, target, env } = options;
   const notes: string[] = [];
   const warnings: string[] = [];
@@ -91,7 +100,12 @@ export async function passTrustGate(options: GateOptions): Promise<GateOutcome> 
   let taskFile = options.taskFile;
   const sha = trustedCommit(ctx.eventName, ctx.payload, env);
   if (taskFile !== undefined && sha !== undefined) {
-    const trusted = await taskFromTrustedCommit({ sha, taskFile, agentDir: options.agentDir });
+    const trusted = await taskFromTrustedCommit({
+      sha,
+      taskFile,
+      agentDir: options.agentDir,
+      tempDir: env.RUNNER_TEMP,
+    });
     if (!trusted.ok) return { run: false, kind: "refused", message: trusted.message };
     taskFile = trusted.taskFile;
     const rel = path

@@ -65,10 +65,18 @@ export async function taskFromTrustedCommit(options: {
   let runFile = taskFile;
   const replaced = local === undefined || !local.equals(trusted);
   if (replaced) {
-    const base = options.tempDir ?? process.env.RUNNER_TEMP ?? os.tmpdir();
-    const dir = await mkdtemp(path.join(base, "agent-run-trusted-spec-"));
-    runFile = path.join(dir, path.basename(taskFile));
-    await writeFile(runFile, trusted);
+    const base = options.tempDir || process.env.RUNNER_TEMP || os.tmpdir();
+    try {
+      const dir = await mkdtemp(path.join(base, "agent-run-trusted-spec-"));
+      runFile = path.join(dir, path.basename(taskFile));
+      await writeFile(runFile, trusted);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return {
+        ok: false,
+        message: `the checkout's task spec differs from the trusted commit ${short}, and the trusted copy could not be written to ${base} (${reason}). Not running`,
+      };
+    }
   }
 
   const checkedScripts: string[] = [];
