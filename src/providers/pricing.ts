@@ -10,9 +10,10 @@ const DATE_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
 
 /**
  * The price of a model in USD per million tokens: `model.pricing` when set, else the built-in
- * table (`pricing.json`; dated ids fall back to their alias). `openai-compatible` models are
- * looked up in the OpenAI table only when no base URL points elsewhere. Undefined when unknown:
- * callers then mark the cost unknown, never 0.
+ * table (`pricing.json`; dated ids fall back to their alias). `openai-compatible` models are never
+ * looked up: they always run against some other server (a base URL is required), whose prices the
+ * table does not know, even for an OpenAI model id. Undefined when unknown: callers then mark the
+ * cost unknown, never 0.
  */
 export function priceFor(model: Model): ModelPricing | undefined {
   if (model.pricing) return model.pricing;
