@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { buildCommentBody, commentMarker, GITHUB_COMMENT_MAX_CHARS } from "../src/action/comment-body.ts";
+import { buildCommentBody, commentMarker } from "../src/action/comment-body.ts";
+import { GITHUB_COMMENT_LIMIT } from "../src/output/summary.ts";
 
 describe("commentMarker", () => {
   test("is the hidden HTML comment of DESIGN §6, safe for any task name", () => {
@@ -20,8 +21,8 @@ describe("buildCommentBody", () => {
 
     const body = buildCommentBody(summary, { taskName: "fix-lint", runUrl });
 
-    expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX_CHARS);
-    expect(body.length).toBeGreaterThan(GITHUB_COMMENT_MAX_CHARS - 1_000);
+    expect(body.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(body.length).toBeGreaterThan(GITHUB_COMMENT_LIMIT - 1_000);
     expect(body.startsWith("<!-- agent-run:task=fix-lint -->\n## fix-lint: success")).toBe(true);
     expect(body).toContain(`[the workflow run](${runUrl})`);
     const beforeNotice = body.slice(0, body.indexOf("> [!NOTE]"));

@@ -10,7 +10,7 @@
 import type { GitOptions, GitResult } from "../output/git.ts";
 
 /** git, isolated from user config; loaded on first use, so events that never need it start faster. */
-async function git(args: string[], options: GitOptions): Promise<GitResult> {
+export async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const { git: run } = await import("../output/git.ts");
   return run(args, options);
 }

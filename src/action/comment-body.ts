@@ -2,9 +2,7 @@
  * The PR comment's body: the run's summary.md plus a hidden marker that identifies the task, cut
  * to GitHub's size limit with a link to the run when it does not fit.
  */
-
-/** GitHub refuses issue comments longer than this many characters. */
-export const GITHUB_COMMENT_MAX_CHARS = 65_536;
+import { GITHUB_COMMENT_LIMIT } from "../output/summary.ts";
 
 /** The hidden marker that finds this task's comment again: `<!-- agent-run:task=<name> -->`. */
 export function commentMarker(taskName: string): string {
@@ -20,7 +18,7 @@ export interface CommentBodyOptions {
   taskName: string;
   /** Link to the Actions run, used when the body is cut. */
   runUrl?: string;
-  /** Default: `GITHUB_COMMENT_MAX_CHARS`. */
+  /** Default: `GITHUB_COMMENT_LIMIT`. */
   maxChars?: number;
 }
 
@@ -30,7 +28,7 @@ export interface CommentBodyOptions {
  * line links to the run.
  */
 export function buildCommentBody(summaryMarkdown: string, options: CommentBodyOptions): string {
-  const maxChars = options.maxChars ?? GITHUB_COMMENT_MAX_CHARS;
+  const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
   const head = `${commentMarker(options.taskName)}\n`;
   const full = head + summaryMarkdown;
   if (full.length <= maxChars) return full;

@@ -10,13 +10,7 @@ import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { parseDocument } from "yaml";
-import type { GitOptions, GitResult } from "../output/git.ts";
-
-/** git, isolated from user config; loaded on first use, so events that never need it start faster. */
-async function git(args: string[], options: GitOptions): Promise<GitResult> {
-  const { git: run } = await import("../output/git.ts");
-  return run(args, options);
-}
+import { git } from "./checkout-trust.ts";
 
 export type TrustedSpec =
   | {
