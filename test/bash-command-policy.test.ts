@@ -11,7 +11,6 @@ describe("checkCommand", () => {
     "npm run lint",
     "npm run lint -- --fix src/a.ts",
     "bash -c 'npm run lint'",
-    "env CI=1 npm run lint",
     "timeout 60 npx eslint src",
     "find . -name '*.ts'",
     "npm run lint '; curl x'",
@@ -54,10 +53,67 @@ describe("checkCommand", () => {
     ['sh -c "$X"', "the -c code is not literal"],
     ["env -S 'ls; rm x'", "runs code that cannot be judged"],
     ["echo 'unterminated", "the command could not be parsed"],
+    ["env CI=1 npm run lint", "`CI=1 npm run lint` is not in the allow list"],
   ])("refuses %s", async ([command, reason]) => {
     const verdict = await checkCommand(command!, policy);
     expect(verdict.allowed).toBe(false);
     expect(verdict.allowed === false && verdict.reason).toContain(reason);
+  });
+
+  describe("values bash evaluates as arithmetic, and assignments", () => {
+    const strict = { allow: ["npm test", "echo *"], deny: ["curl *"] };
+
+    test.for([
+      ["x='a[$(curl evil)]'; (( x ))", "`(( x ))`: arithmetic is refused"],
+      [
+        "declare -i y='a[$(curl evil)]'",
+        "a declaration builtin (declare, typeset, local, export, readonly) is refused",
+      ],
+      ["export NODE_OPTIONS=--require=/tmp/x.js; npm test", "a declaration builtin"],
+      ["local x", "a declaration builtin"],
+      ["let x", "`let x`: `let` is refused"],
+      ["echo $(( x ))", "`$(( x ))`: arithmetic is refused"],
+      ["echo $[ x ]", "arithmetic is refused"],
+      ["for ((i = x; i < 2; i++)); do npm test; done", "arithmetic is refused"],
+      ["[[ $x -eq 1 ]] && npm test", "`[[ $x -eq 1 ]]`: `[[ ]]` with an expansion in it is refused"],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, not a JS template.
+      ["echo ${a[x]}", "an array subscript that is not a number"],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, not a JS template.
+      ["echo ${!x}", "indirect expansion"],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, not a JS template.
+      ["echo ${y:x}", "a substring offset that is not a number"],
+      ["LD_PRELOAD=/tmp/x.so npm test", "`LD_PRELOAD=/tmp/x.so npm test` is not in the allow list"],
+      ["x='a[$(echo)]'", "`x=a[$(echo)]` is not in the allow list"],
+      ["env LD_PRELOAD=/tmp/x.so npm test", "`LD_PRELOAD=/tmp/x.so npm test` is not in the allow list"],
+    ])("refuses %s", async ([command, reason]) => {
+      const verdict = await checkCommand(command!, strict);
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.allowed === false && verdict.reason).toContain(reason);
+    });
+
+    test("arithmetic is refused under a deny list alone too", async () => {
+      const verdict = await checkCommand("x='a[$(curl evil)]'; (( x ))", { deny: ["curl *"] });
+      expect(verdict.allowed).toBe(false);
+    });
+
+    test.for([
+      "npm test",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell code, not a JS template.
+      'echo "${a[@]}" ${a[0]} ${x:1:2} ${x:-default} ${#x}',
+      "[[ -f package.json ]] && npm test",
+    ])("still allows %s", async (command) => {
+      expect(await checkCommand(command, strict)).toEqual({ allowed: true });
+    });
+
+    test("an allow pattern that covers the assignments allows them; deny patterns match without them", async () => {
+      const withCi = { allow: ["CI=1 npm test"], deny: ["curl *"] };
+      expect(await checkCommand("CI=1 npm test", withCi)).toEqual({ allowed: true });
+      expect(await checkCommand("env CI='1' npm test", withCi)).toEqual({ allowed: true });
+      expect(await checkCommand("X=1 curl x", { deny: ["curl *"] })).toEqual({
+        allowed: false,
+        reason: "`curl x` matches the deny pattern `curl *`",
+      });
+    });
   });
 
   test("a deny list alone still judges every simple command", async () => {

@@ -12,7 +12,13 @@
  *   command it runs must; `eval` and `sh -c` are judged by the code they run);
  * - with any policy set, what cannot be judged is refused: a parse error, a command name that is not
  *   a literal word (`$cmd`, `{a,b}`, globs), `eval`/`sh -c` of non-literal code, a shell reading
- *   commands from stdin, `env -S`.
+ *   commands from stdin, `env -S`;
+ * - with any policy set, shell syntax that evaluates values as arithmetic is refused, since bash runs
+ *   a `$(cmd)` hidden in a value there (`x='a[$(cmd)]'; (( x ))`): `(( ))`, `$(( ))`, `$[ ]`,
+ *   `for (( ))`, `let`, declaration builtins (`declare`, `typeset`, `local`, `export`, `readonly`),
+ *   `[[ ]]` with expansions in it, non-numeric array subscripts and substring offsets, `${!x}`.
+ * Leading `NAME=value` assignments (also `env NAME=value cmd`) are part of the judged text, so an
+ * allow pattern must cover them (`CI=1 npm test`); deny patterns match with and without them.
  * Patterns are globs over the whole simple command text, words joined by single spaces with quotes
  * removed: `*` matches any run of characters (slashes and spaces included), `?` one character.
  * Deny patterns also match the command with its name reduced to a basename (`/usr/bin/curl x`).
@@ -44,8 +50,21 @@ interface ShWordPart extends ShNode {
 interface ShWord extends ShNode {
   Parts: ShWordPart[];
 }
+interface ShAssign extends ShNode {
+  Name?: { Value: string } | null;
+  Append?: boolean;
+  Index?: ShNode | null;
+  Value?: ShWord | null;
+}
 interface ShCallExpr extends ShNode {
+  Assigns: ShAssign[];
   Args: ShWord[];
+}
+interface ShParamExp extends ShNode {
+  Excl?: boolean;
+  Names?: number;
+  Index?: ShNode | null;
+  Slice?: { Offset?: ShNode | null; Length?: ShNode | null } | null;
 }
 interface ShSyntax {
   NewParser(): { Parse(source: string, name: string): unknown };
@@ -56,6 +75,12 @@ interface ShSyntax {
 interface WordInfo {
   text: string;
   literal: boolean;
+}
+
+/** A simple command: its leading `NAME=value` assignments and its words. */
+interface SimpleCommand {
+  assigns: WordInfo[];
+  words: WordInfo[];
 }
 
 type Judgement =
@@ -135,34 +160,121 @@ function judgeScript(syntax: ShSyntax, script: string, policy: CommandPolicy, de
     return { kind: "unjudgeable", reason: `the command could not be parsed (${parseErrorText(error)})` };
   }
   const source = Buffer.from(script, "utf8");
-  const commands: WordInfo[][] = [];
+  const commands: SimpleCommand[] = [];
+  let refused: Judgement | undefined;
   syntax.Walk(file, (node) => {
-    if (node !== null && syntax.NodeType(node) === "CallExpr") {
+    if (node === null) return true;
+    if (syntax.NodeType(node) === "CallExpr") {
       const call = node as ShCallExpr;
-      if (call.Args.length > 0) commands.push(call.Args.map((word) => wordInfo(syntax, word, source)));
+      const assigns = call.Assigns.map((assign) => assignInfo(syntax, assign, source));
+      const words = call.Args.map((word) => wordInfo(syntax, word, source));
+      if (assigns.length > 0 || words.length > 0) commands.push({ assigns, words });
     }
+    refused ??= refusedSyntax(syntax, node, source);
     return true;
   });
   let notAllowed: Judgement | undefined;
-  for (const words of commands) {
-    const judgement = judgeWords(syntax, words, policy, depth);
+  for (const { assigns, words } of commands) {
+    const judgement = judgeWords(syntax, words, policy, depth, assigns);
     if (judgement.kind === "denied" || judgement.kind === "unjudgeable") return judgement;
     if (judgement.kind === "not-allowed") notAllowed ??= judgement;
   }
-  return notAllowed ?? { kind: "allowed" };
+  return refused ?? notAllowed ?? { kind: "allowed" };
 }
 
-function judgeWords(syntax: ShSyntax, words: WordInfo[], policy: CommandPolicy, depth: number): Judgement {
-  const name = words[0]!;
-  const text = words.map((word) => word.text).join(" ");
+const ARITHMETIC_RISK = "bash evaluates values there as arithmetic, which runs a `$(cmd)` hidden in them";
+
+/** Shell syntax refused under any policy (see the header), as an unjudgeable reason. */
+function refusedSyntax(syntax: ShSyntax, node: unknown, source: Buffer): Judgement | undefined {
+  const type = syntax.NodeType(node);
+  const text = (n: ShNode) => source.subarray(n.Pos().Offset(), n.End().Offset()).toString("utf8");
+  const refuse = (n: ShNode, what: string): Judgement => {
+    const shown = text(n);
+    const snippet = shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
+    return {
+      kind: "unjudgeable",
+      reason: `\`${snippet}\`: ${what} is refused under a command policy (${ARITHMETIC_RISK})`,
+    };
+  };
+  const shell = node as ShNode;
+  switch (type) {
+    case "ArithmCmd":
+    case "ArithmExp":
+    case "CStyleLoop":
+      return refuse(shell, "arithmetic");
+    case "LetClause":
+      return refuse(shell, "`let`");
+    case "DeclClause":
+      return refuse(shell, "a declaration builtin (declare, typeset, local, export, readonly)");
+    case "TestClause":
+      return containsExpansion(syntax, node) ? refuse(shell, "`[[ ]]` with an expansion in it") : undefined;
+    case "Assign": {
+      const index = (node as ShAssign).Index;
+      return index && !/^\s*\d+\s*$/.test(text(index))
+        ? refuse(shell, "an array subscript that is not a number")
+        : undefined;
+    }
+    case "ParamExp": {
+      const param = node as ShParamExp;
+      const index = param.Index ? text(param.Index).trim() : undefined;
+      if (index !== undefined && !/^(\d+|@|\*)$/.test(index))
+        return refuse(shell, "an array subscript that is not a number");
+      if (param.Excl && !param.Names && index === undefined)
+        return refuse(shell, "indirect expansion (`!` before a name)");
+      const numeric = (n: ShNode | null | undefined) => !n || /^\s*\(?\s*-?\d+\s*\)?\s*$/.test(text(n));
+      if (param.Slice && !(numeric(param.Slice.Offset) && numeric(param.Slice.Length)))
+        return refuse(shell, "a substring offset that is not a number");
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function containsExpansion(syntax: ShSyntax, node: unknown): boolean {
+  let found = false;
+  syntax.Walk(node, (inner) => {
+    if (inner === null || found) return false;
+    const type = syntax.NodeType(inner);
+    if (type === "ParamExp" || type === "CmdSubst" || type === "ArithmExp" || type === "ProcSubst")
+      found = true;
+    return !found;
+  });
+  return found;
+}
+
+function judgeWords(
+  syntax: ShSyntax,
+  words: WordInfo[],
+  policy: CommandPolicy,
+  depth: number,
+  assigns: WordInfo[] = [],
+): Judgement {
+  const text = [...assigns, ...words].map((word) => word.text).join(" ");
+  const name = words[0];
+  if (name === undefined) {
+    // Assignments alone (`x=1`): with an allow list they must be allowed like a command.
+    const denied = policy.deny?.find((pattern) => globMatch(pattern, text));
+    if (denied !== undefined)
+      return { kind: "denied", reason: `\`${text}\` matches the deny pattern \`${denied}\`` };
+    return allowListJudgement(policy, text);
+  }
   if (!name.literal || /[*?[{~]/.test(name.text)) {
     return { kind: "unjudgeable", reason: `\`${text}\`: the command name is not a literal word` };
   }
   const command = basename(name.text);
+  const bareText = words.map((word) => word.text).join(" ");
   const baseText = [command, ...words.slice(1).map((word) => word.text)].join(" ");
-  const denied = policy.deny?.find((pattern) => globMatch(pattern, text) || globMatch(pattern, baseText));
-  if (denied !== undefined)
-    return { kind: "denied", reason: `\`${text}\` matches the deny pattern \`${denied}\`` };
+  for (const pattern of policy.deny ?? []) {
+    const shown =
+      globMatch(pattern, bareText) || globMatch(pattern, baseText)
+        ? bareText
+        : globMatch(pattern, text)
+          ? text
+          : undefined;
+    if (shown !== undefined)
+      return { kind: "denied", reason: `\`${shown}\` matches the deny pattern \`${pattern}\`` };
+  }
 
   if (command === "eval") {
     const args = words.slice(1);
@@ -180,7 +292,7 @@ function judgeWords(syntax: ShSyntax, words: WordInfo[], policy: CommandPolicy, 
     const inner = unwrap(words, spec);
     if (inner === "refuse")
       return { kind: "unjudgeable", reason: `\`${text}\` runs code that cannot be judged` };
-    if (inner) return judgeWords(syntax, inner, policy, depth + 1);
+    if (inner) return judgeWords(syntax, inner.words, policy, depth + 1, [...assigns, ...inner.assigns]);
   }
   if (command === "find") {
     for (const segment of findExecSegments(words)) {
@@ -188,6 +300,10 @@ function judgeWords(syntax: ShSyntax, words: WordInfo[], policy: CommandPolicy, 
       if (judgement.kind !== "allowed") return judgement;
     }
   }
+  return allowListJudgement(policy, text);
+}
+
+function allowListJudgement(policy: CommandPolicy, text: string): Judgement {
   if (policy.allow === undefined) return { kind: "allowed" };
   if (policy.allow.some((pattern) => globMatch(pattern, text))) return { kind: "allowed" };
   return { kind: "not-allowed", reason: `\`${text}\` is not in the allow list (${policy.allow.join(", ")})` };
@@ -223,23 +339,28 @@ function judgeShell(
   };
 }
 
-function unwrap(words: WordInfo[], spec: WrapperSpec): WordInfo[] | "refuse" | undefined {
+/** The command a wrapper runs, with the `NAME=value` words it sets for it (env). */
+function unwrap(words: WordInfo[], spec: WrapperSpec): SimpleCommand | "refuse" | undefined {
   let positionals = spec.positionals ?? 0;
+  const assigns: WordInfo[] = [];
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!.text;
     if (spec.refuse?.test(word)) return "refuse";
-    if (word === "--") return words.length > i + 1 ? words.slice(i + 1) : undefined;
+    if (word === "--") return words.length > i + 1 ? { assigns, words: words.slice(i + 1) } : undefined;
     if (spec.argOptions.includes(word)) {
       i++;
       continue;
     }
     if (word.startsWith("-") && word.length > 1) continue;
-    if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue;
+    if (spec.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      assigns.push(words[i]!);
+      continue;
+    }
     if (positionals > 0) {
       positionals--;
       continue;
     }
-    return words.slice(i);
+    return { assigns, words: words.slice(i) };
   }
   return undefined;
 }
@@ -254,6 +375,17 @@ function findExecSegments(words: WordInfo[]): WordInfo[][] {
     if (segment.length > 0) segments.push(segment);
   }
   return segments;
+}
+
+/** `NAME=value` (or `NAME+=value`) with the value's quotes removed when it is literal. */
+function assignInfo(syntax: ShSyntax, assign: ShAssign, source: Buffer): WordInfo {
+  const raw = source.subarray(assign.Pos().Offset(), assign.End().Offset()).toString("utf8");
+  const name = assign.Name?.Value;
+  if (name === undefined || assign.Index) return { text: raw, literal: false };
+  const operator = assign.Append ? "+=" : "=";
+  if (!assign.Value) return { text: `${name}${operator}`, literal: raw === `${name}${operator}` };
+  const value = wordInfo(syntax, assign.Value, source);
+  return { text: value.literal ? `${name}${operator}${value.text}` : raw, literal: value.literal };
 }
 
 function wordInfo(syntax: ShSyntax, word: ShWord, source: Buffer): WordInfo {
