@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -69,10 +69,16 @@ async function runStep(options: {
   interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
   /** Commit the workspace to a git repository and pass its HEAD as GITHUB_SHA. */
   git?: boolean;
+  /** More files in the workspace, by relative path. */
+  files?: Record<string, string>;
 }): Promise<ActionRun & { workspace: string }> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-action-e2e-"));
   await writeFile(path.join(workspace, "task.yml"), options.task ?? TASK());
   await writeFile(path.join(workspace, "README.md"), "# demo\n");
+  for (const [file, content] of Object.entries(options.files ?? {})) {
+    await mkdir(path.dirname(path.join(workspace, file)), { recursive: true });
+    await writeFile(path.join(workspace, file), content);
+  }
   const sha = options.git ? commitAll(workspace) : undefined;
   const event = options.event ?? "pull_request";
   const fixture = event === "issue_comment" ? "issue_comment.json" : "pull_request.json";
@@ -308,6 +314,19 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
       /^::warning::agent-run: pull_request_target on a fork's PR runs with this repository's secrets/m,
     );
     expect(github.comments).toHaveLength(1);
+  });
+
+  test("without working-directory the spec's workdir is the agent's workspace", async () => {
+    await start(writeThenStop);
+    const run = await runStep({
+      task: TASK("workdir: packages/app\n"),
+      event: "workflow_dispatch",
+      files: { "packages/app/package.json": "{}\n" },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.outputs["changed-files"]).toBe("hello.txt");
+    expect(existsSync(path.join(run.workspace, "packages/app/hello.txt"))).toBe(true);
+    expect(existsSync(path.join(run.workspace, "hello.txt"))).toBe(false);
   });
 
   test("a before_stop check still failing fails the step with exit 1 and an ::error:: at the hook", async () => {

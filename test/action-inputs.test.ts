@@ -74,11 +74,11 @@ describe("readActionInputs", () => {
     expect(() => readActionInputs(get)).toThrow(message);
   });
 
-  test("defaults: comment true, working-directory '.', no vars, no bots, no untrusted checkout", () => {
+  test("defaults: comment true, no working-directory (the spec's workdir), no vars, no bots, no untrusted checkout", () => {
     const inputs = readActionInputs((name) => (name === "prompt" ? "hi" : ""));
+    expect(inputs.workingDirectory).toBeUndefined();
     expect(inputs).toMatchObject({
       comment: "true",
-      workingDirectory: ".",
       vars: {},
       allowedBots: [],
       allowUntrustedCheckout: false,

@@ -18,8 +18,8 @@ export interface ActionInputs {
   githubToken?: string;
   /** Default: "true". */
   comment: CommentMode;
-  /** Default: ".". */
-  workingDirectory: string;
+  /** Absent: the spec's `workdir` applies (the repository workspace for an inline prompt). */
+  workingDirectory?: string;
   maxTurns?: number;
   /** In USD. */
   maxCostUsd?: number;
@@ -61,7 +61,7 @@ export function readActionInputs(getInput: InputReader = defaultReader): ActionI
     openaiApiKey: get("openai-api-key"),
     githubToken: get("github-token"),
     comment: parseCommentMode(get("comment")),
-    workingDirectory: get("working-directory") ?? ".",
+    workingDirectory: get("working-directory"),
     maxTurns: parsePositive("max-turns", get("max-turns"), true),
     maxCostUsd: parsePositive("max-cost", get("max-cost"), false),
     vars: parseVars(getInput("vars")),

@@ -73,7 +73,10 @@ export async function run(deps: ActionDeps): Promise<void> {
   }
 
   const givenTaskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
-  const agentDir = path.resolve(ctx.workspace, inputs.workingDirectory);
+  // Without the input, the spec's `workdir` decides (resolved by the runner, or by the gate for a
+  // trusted copy, against the checkout's spec folder); an inline prompt runs in the workspace.
+  const agentDir =
+    inputs.workingDirectory === undefined ? undefined : path.resolve(ctx.workspace, inputs.workingDirectory);
   const gate = await passTrustGate({
     inputs,
     ctx,
@@ -122,7 +125,15 @@ export async function run(deps: ActionDeps): Promise<void> {
     const vars = { ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)), ...inputs.vars };
     result = await runWithSignals(
       runner,
-      { inputs, ctx, taskFile, env, vars, trusted: gate.trusted },
+      {
+        inputs,
+        ctx,
+        taskFile,
+        cwd: gate.cwd ?? (taskFile === undefined ? ctx.workspace : undefined),
+        env,
+        vars,
+        trusted: gate.trusted,
+      },
       deps.write,
     );
   } catch (error) {
@@ -179,6 +190,8 @@ interface RunPlan {
   inputs: ActionInputs;
   ctx: EventContext;
   taskFile: string | undefined;
+  /** Overrides the spec's `workdir`; undefined lets the runner resolve it. */
+  cwd: string | undefined;
   env: NodeJS.ProcessEnv;
   vars: Record<string, string>;
   trusted: boolean;
@@ -201,7 +214,7 @@ async function runWithSignals(
   try {
     return await runner.runTask({
       taskFile,
-      cwd: path.resolve(ctx.workspace, inputs.workingDirectory),
+      cwd: plan.cwd,
       prompt: inputs.prompt,
       model: inputs.model,
       vars: plan.vars,
@@ -239,7 +252,8 @@ function logInputs(inputs: ActionInputs, ctx: EventContext, name: string): void 
   core.startGroup(`agent-run: ${name}`);
   core.info(`task: ${inputs.task ?? "(inline prompt)"}`);
   if (inputs.model) core.info(`model: ${inputs.model}`);
-  core.info(`working-directory: ${inputs.workingDirectory}`);
+  const spec = inputs.task === undefined ? "." : "(the spec's workdir)";
+  core.info(`working-directory: ${inputs.workingDirectory ?? spec}`);
   core.info(`comment: ${inputs.comment} · event: ${ctx.eventName || "(none)"}`);
   if (inputs.maxTurns !== undefined) core.info(`max-turns: ${inputs.maxTurns}`);
   if (inputs.maxCostUsd !== undefined) core.info(`max-cost: ${inputs.maxCostUsd} USD`);

@@ -18,6 +18,12 @@ export type GateOutcome =
       run: true;
       /** The spec to run (a temp copy of the trusted commit's when the checkout's differs). */
       taskFile: string | undefined;
+      /**
+       * The workspace to run in: the `working-directory` input, else the trusted spec's `workdir`
+       * resolved against the checkout's spec folder; undefined when the runner may resolve the
+       * spec's own `workdir` (the spec runs in place).
+       */
+      cwd: string | undefined;
       /** Passed to the runner: with `sandbox: auto`, only trusted runs may fall back to plain bash. */
       trusted: boolean;
       /** Lines for the log (info). */
@@ -45,8 +51,8 @@ export interface GateOptions {
   apiOptions?: ApiCallOptions;
   /** The task spec as given (absolute), before any substitution. */
   taskFile: string | undefined;
-  /** The agent's workspace (absolute). */
-  agentDir: string;
+  /** The `working-directory` input, absolute; undefined when not set (the spec's `workdir` applies). */
+  agentDir: string | undefined;
 }
 
 /** Runs every check; never throws (problems with git, the API or the file system refuse the run). */
@@ -91,13 +97,14 @@ async function checkAll(options: GateOptions): Promise<GateOutcome> {
     eventName: ctx.eventName,
     payload: ctx.payload,
     env,
-    dir: options.agentDir,
+    dir: options.agentDir ?? ctx.workspace,
     allowUntrusted: inputs.allowUntrustedCheckout,
   });
   if (!checkout.allowed) return { run: false, kind: "refused", message: checkout.message };
   if (checkout.message) warnings.push(checkout.message);
 
   let taskFile = options.taskFile;
+  let cwd = options.agentDir;
   const sha = trustedCommit(ctx.eventName, ctx.payload, env);
   if (taskFile !== undefined && sha !== undefined) {
     const trusted = await taskFromTrustedCommit({
@@ -108,6 +115,7 @@ async function checkAll(options: GateOptions): Promise<GateOutcome> {
     });
     if (!trusted.ok) return { run: false, kind: "refused", message: trusted.message };
     taskFile = trusted.taskFile;
+    cwd = trusted.agentDir;
     const rel = path
       .relative(ctx.workspace, options.taskFile ?? "")
       .split(path.sep)
@@ -122,5 +130,12 @@ async function checkAll(options: GateOptions): Promise<GateOutcome> {
     }
   }
 
-  return { run: true, taskFile, trusted: isTrustedTrigger(ctx.eventName, target?.fromFork), notes, warnings };
+  return {
+    run: true,
+    taskFile,
+    cwd,
+    trusted: isTrustedTrigger(ctx.eventName, target?.fromFork),
+    notes,
+    warnings,
+  };
 }

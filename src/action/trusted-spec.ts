@@ -21,22 +21,25 @@ export type TrustedSpec =
       replaced: boolean;
       /** The hook scripts compared with the trusted commit, relative to `agentDir`. */
       checkedScripts: string[];
+      /** Where the agent works: `agentDir` when given, else the trusted spec's `workdir` resolved against the spec's folder. */
+      agentDir: string;
     }
   | { ok: false; message: string };
 
 /**
  * Resolves `taskFile` (absolute) against commit `sha`. Fetches the commit once
  * (`git fetch --depth=1 origin <sha>`) when the checkout lacks it. `agentDir` is where hook
- * commands run. Never throws: problems come back as `{ ok: false, message }` (fail closed).
+ * commands run (the `working-directory` input); absent, the trusted spec's `workdir` against the
+ * checkout's folder of the spec (never the temp copy's). Never throws: problems come back as `{ ok: false, message }` (fail closed).
  */
 export async function taskFromTrustedCommit(options: {
   sha: string;
   taskFile: string;
-  agentDir: string;
+  agentDir?: string;
   /** Where the trusted copy goes. Default: RUNNER_TEMP, else the OS temp dir. */
   tempDir?: string;
 }): Promise<TrustedSpec> {
-  const { sha, taskFile, agentDir } = options;
+  const { sha, taskFile } = options;
   const short = sha.slice(0, 12);
   const repoDir = path.dirname(taskFile);
   if (!(await commitPresent(sha, repoDir))) {
@@ -73,6 +76,8 @@ export async function taskFromTrustedCommit(options: {
     }
   }
 
+  const agentDir =
+    options.agentDir ?? path.resolve(path.dirname(taskFile), specWorkdir(trusted.toString("utf8")));
   const checkedScripts: string[] = [];
   for (const word of hookWords(trusted.toString("utf8"))) {
     const file = path.resolve(agentDir, word);
@@ -88,7 +93,17 @@ export async function taskFromTrustedCommit(options: {
     }
     checkedScripts.push(rel);
   }
-  return { ok: true, taskFile: runFile, replaced, checkedScripts };
+  return { ok: true, taskFile: runFile, replaced, checkedScripts, agentDir };
+}
+
+/** The spec's `workdir` as written; "." when absent or unreadable (the runner reports a bad spec). */
+export function specWorkdir(specText: string): string {
+  try {
+    const workdir = parseDocument(specText).get("workdir");
+    return typeof workdir === "string" && workdir !== "" ? workdir : ".";
+  } catch {
+    return ".";
+  }
 }
 
 /**

@@ -3,11 +3,14 @@
  * `INPUT_*` variables (name upper-cased, spaces to `_`, hyphens kept: `INPUT_GITHUB-TOKEN`), a
  * `GITHUB_OUTPUT` file, a `GITHUB_STEP_SUMMARY` file, the event payload at `GITHUB_EVENT_PATH`;
  * its stdout is read for workflow commands as the runner reads it (see workflow-commands.ts).
+ * Inputs not given get their `default` from the action.yml next to the bundle's folder, as the
+ * runner fills them in (defaults that are expressions, `${{ … }}`, are left out).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { parse } from "yaml";
 import { type ParsedCommands, parseWorkflowCommands } from "./workflow-commands.ts";
 
 export interface ActionRun {
@@ -69,7 +72,11 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
     RUNNER_TEMP: runnerDir,
     ...options.env,
   };
-  for (const [name, value] of Object.entries(options.inputs)) env[inputVariable(name)] = value;
+  const inputs = {
+    ...(await actionDefaults(path.join(path.dirname(options.main), "..", "action.yml"))),
+    ...options.inputs,
+  };
+  for (const [name, value] of Object.entries(inputs)) env[inputVariable(name)] = value;
   const child = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     const proc = execFile(
       process.execPath,
@@ -101,6 +108,20 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
     commands,
     stepSummary: await readFile(summaryFile, "utf8"),
   };
+}
+
+/** The literal input defaults of an action.yml; {} when there is none. */
+async function actionDefaults(file: string): Promise<Record<string, string>> {
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return {};
+  const action = parse(text) as { inputs?: Record<string, { default?: unknown }> };
+  const out: Record<string, string> = {};
+  for (const [name, input] of Object.entries(action.inputs ?? {})) {
+    if (input.default === undefined || input.default === null) continue;
+    const value = String(input.default);
+    if (!value.includes("${{")) out[name] = value;
+  }
+  return out;
 }
 
 /** Parses `name=value` lines and `name<<DELIMITER ... DELIMITER` blocks, as the runner does. */
