@@ -1,1 +1,0 @@
-import"./duration-DlVT0rn3.js";export{l as taskJsonSchema}from"./spec-BaY-NE2u.js";

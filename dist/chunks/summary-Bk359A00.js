@@ -1,0 +1,38 @@
+import e from"node:path";import{randomBytes as t}from"node:crypto";import n from"node:fs/promises";function r(e){return/^[\s\p{Cf}]*::/u.test(e)||e.includes(`##[`)}function i(e){let t=e.replace(/\r\n|\r|\n/g,` `).replaceAll(`##[`,`#​#[`);return/^[\s\p{Cf}]*::/u.test(t)&&(t=`\\${t}`),t}function a(e,n=t(16).toString(`hex`)){let r=n;for(;e.includes(r);)r=t(16).toString(`hex`);let i=e.endsWith(`
+`)?e:`${e}\n`;return`::stop-commands::${r}\n${i}::${r}::\n`}function o(e){return Math.round(e).toLocaleString(`en-US`)}function s(e){return e===null?`unknown`:`$${e.toFixed(4)}`}function c(e){if(e<1e3)return`${Math.round(e)} ms`;if(e<6e4)return`${(e/1e3).toFixed(1)} s`;let t=Math.round(e/1e3),n=Math.floor(t/60);return n<60?`${n}m ${String(t%60).padStart(2,`0`)}s`:`${Math.floor(n/60)}h ${String(n%60).padStart(2,`0`)}m`}const l=/[\\`*_[\]|~#]/g;function u(e){return e.replace(/\r?\n|\r/g,` `).replace(/&/g,`&amp;`).replace(/</g,`&lt;`).replace(/>/g,`&gt;`).replace(l,`\\$&`).replace(/@(?=[\w-])/g,`@​`)}function d(e){let t=e.replace(/\r?\n|\r/g,` `),n="`".repeat(_(t,"`")+1),r=t.startsWith("`")||t.endsWith("`")||t.startsWith(` `)?` `:``;return`${n}${r}${t}${r}${n}`}function f(e,t=``){let n="`".repeat(Math.max(3,_(e,"`")+1));return`${n}${t}\n${e.endsWith(`
+`)||e===``?e:`${e}\n`}${n}`}function p(e){let t=e.replace(/\r\n?/g,`
+`).split(`
+`),n=[],r=[],i=()=>{r.length>0&&n.push(...m(r.join(`
+`)).split(`
+`)),r=[]};for(let e=0;e<t.length;e++){let a=t[e]??``,o=/^ {0,3}(`{3,}|~{3,})(.*)$/.exec(a);if(o?.[1]&&!(o[1].startsWith("`")&&o[2]?.includes("`"))){i();let r=o[1];n.push(a);let s=RegExp(`^ {0,3}${r[0]==="`"?"`":`~`}{${r.length},}\\s*$`),c=!1;for(e++;e<t.length;e++){let r=t[e]??``;if(n.push(r),s.test(r)){c=!0;break}}c||n.push(r)}else a.trim()===``?(i(),n.push(``)):r.push(a)}for(i();n.length>0&&n.at(-1)===``;)n.pop();return n.map(e=>e===``?`>`:`> ${e}`).join(`
+`)}function m(e){let t=``,n=0;for(;n<e.length;){let r=e[n]??``;if(r===`\\`){let i=e[n+1]??``;i!==``&&i!==`@`&&/[!-/:-?[-`{-~]/.test(i)?(t+=r+i,n+=2):(t+=`\\\\`,n+=1)}else if(r==="`"){let r=g(e,n,"`"),i=h(e,n+r,r),a=i===-1?n+r:i+r;t+=e.slice(n,a),n=a}else r===`&`?t+=`&amp;`:r===`<`?t+=`&lt;`:r===`>`?t+=`&gt;`:r===`@`&&/[\w-]/.test(e[n+1]??``)?t+=`@​`:t+=r,n+=1}return t}function h(e,t,n){let r=e.indexOf("`",t);for(;r!==-1;){let t=g(e,r,"`");if(t===n)return r;r=e.indexOf("`",r+t)}return-1}function g(e,t,n){let r=t;for(;e[r]===n;)r++;return r-t}function _(e,t){let n=0,r=e.indexOf(t);for(;r!==-1;){let i=g(e,r,t);n=Math.max(n,i),r=e.indexOf(t,r+i)}return n}async function v(t,r,i=`utf8`){await n.mkdir(e.dirname(t),{recursive:!0});let a=`${t}.${process.pid}.tmp`;await n.writeFile(a,r,i),await n.rename(a,t)}function y(e,t){let n={},r=0;for(let[t,i]of Object.entries(e.toolCalls))n[t]={calls:i.calls,errors:i.errors,blocked:i.blocked,duration_ms:Math.round(i.durationMs)},r+=i.calls;let{usage:i}=e;return{conclusion:e.conclusion,turns:e.turns,duration_ms:Math.round(e.durationMs),model:e.model,tokens:{input:i.input,output:i.output,cache_read:i.cacheRead,cache_write:i.cacheWrite,total:i.totalTokens},cost_usd:b(e),tool_calls:{total:r,by_tool:n},files_changed:t.length}}function b(e){return e.usage.costUnknown?null:Math.round(e.usage.cost.total*1e6)/1e6}async function x(t,n,r,i=e=>e){let a=e.join(t,`usage.json`);return await v(a,i(`${JSON.stringify(y(n,r),null,2)}\n`)),a}const S=65536,C=8e3,w={success:`✅ Success`,failure:`❌ Failure`,limit:`⚠️ Stopped by a limit`,error:`🛑 Error`,interrupted:`⏹️ Interrupted`};function T(e,t,n={}){let r=n.maxChars??65536,i=[E(e),D(e),O(t,n.diffError)].filter(e=>e!==``).join(`
+
+`),a=[j(e),M(e),N(e),P(e),I(e)].filter(e=>e!==``).join(`
+
+`),o=i.length+a.length+4,s=``;t&&t.patch!==``&&(s=k(t,r-o,e.runUrl,n.patchFileName??`patch.diff`));let c=`${[i,s,a].filter(e=>e!==``).join(`
+
+`)}\n`;return c.length<=r?c:R(c,r)}function E(e){let t=[`### ${w[e.conclusion]}: ${u(e.taskName)}`];return e.description.trim()!==``&&t.push(``,`> ${u(e.description.trim())}`),e.reason&&t.push(``,`**Why:** ${u(e.reason)}`),t.join(`
+`)}function D(e){let t=e.notes??[];return t.length===0?``:`#### Notes\n\n${[...t.slice(0,30).map(e=>`- \u26a0\ufe0f ${u(L(e,500))}`),...F(t.length)].join(`
+`)}`}function O(e,t){if(!e)return`#### Files changed\n\nThe patch could not be computed${t?`: ${u(t)}`:``}. \`patch.diff\` is empty.`;if(e.files.length===0)return`#### Files changed
+
+No files changed.`;let n=e.diffstat.trimEnd().split(`
+`),r=n.pop()??``,i=n.slice(0,100).map(e=>L(e,200));return n.length>100&&i.push(` \u2026 and ${n.length-100} more files`),`#### Files changed (${e.files.length})\n\n${f([...i,r].join(`
+`),`text`)}`}function k(e,t,n,r){let i=`<details><summary>Patch (+${e.files.reduce((e,t)=>e+t.additions,0)} \u2212${e.files.reduce((e,t)=>e+t.deletions,0)})</summary>\n\n`,a=`
+</details>`,s=n?`\`${r}\` of [the run](${encodeURI(n)})`:`\`${r}\``,c=`${i}${f(e.patch,`diff`)}${a}`;if(c.length<=t)return c;let l=t=>`\n\n*Patch cut here: ${o(t)} of ${o(e.patch.length)} characters shown. The full patch is in ${s}.*`,u=t-(i.length+11+l(e.patch.length).length+64)-(A(e.patch)+1)*2;if(u<500)return`*The patch (${o(e.patch.length)} characters) is too long to show here; it is in ${s}.*`;let d=e.patch.lastIndexOf(`
+`,u),p=e.patch.slice(0,d>0?d+1:u);return`${i}${f(p,`diff`)}${l(p.length)}${a}`}function A(e){let t=2;for(let n of e.matchAll(/`+/g))t=Math.max(t,n[0].length);return t+1}function j(e){let{usage:t}=e,n=[`| Turns | Input | Output | Cache read | Cache write | Total tokens | Cost | Duration | Model |`,`| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |`,`| ${[o(e.turns),o(t.input),o(t.output),o(t.cacheRead),o(t.cacheWrite),o(t.totalTokens),s(b(e)),c(e.durationMs),u(e.model)].join(` | `)} |`];return e.models.length>1&&n.push(``,`Models used, in order: ${e.models.map(u).join(` → `)}`),`#### Usage\n\n${n.join(`
+`)}`}function M(e){let t=Object.entries(e.toolCalls).sort(([e],[t])=>e.localeCompare(t));return t.length===0?`#### Tool calls
+
+None.`:[`#### Tool calls`,``,`| Tool | Calls | Errors | Blocked | Time |`,`| --- | ---: | ---: | ---: | ---: |`,...t.map(([e,t])=>`| ${u(e)} | ${t.calls} | ${t.errors} | ${t.blocked} | ${c(t.durationMs)} |`)].join(`
+`)}function N(e){if(e.blocked.length===0)return``;let t=e.blocked.slice(0,30).map(e=>{let t=e.args?` ${d(L(e.args,200))}`:``;return`- **${u(e.tool)}**${t} (turn ${e.turn}): ${u(L(e.reason,500))}`});return`#### Blocked calls (${e.blocked.length})\n\n${[...t,...F(e.blocked.length)].join(`
+`)}`}function P(e){if(e.hookFailures.length===0)return``;let t=e.hookFailures.slice(0,30).map(e=>{let t=e.command?` ${d(L(e.command,200))}`:``,n=`- **${u(e.hook)}**${t}: ${u(L(e.message,500))}`;return e.output?`${n}\n\n  <details><summary>Output (end)</summary>\n\n${f(e.output,`text`).split(`
+`).map(e=>`  ${e}`).join(`
+`)}\n\n  </details>\n`:n});return`#### Hook failures (${e.hookFailures.length})\n\n${[...t,...F(e.hookFailures.length)].join(`
+`)}`}function F(e){return e>30?[`- \u2026 and ${e-30} more`]:[]}function I(e){let t=e.lastAssistantText.trim();if(t===``)return``;let n=t.length>C;return`#### Last assistant message\n\n${p(n?t.slice(0,C):t)}${n?`
+
+*(cut)*`:``}`}function L(e,t){return e.length<=t?e:`${e.slice(0,t-1)}\u2026`}function R(e,t){let n=e.lastIndexOf(`
+`,t-89),r=e.slice(0,Math.max(0,n)),i,a=!1;for(let e of r.split(`
+`)){let t=/^(?:> ?)?(`{3,})/.exec(e)?.[1];i===void 0&&t?i=t:i!==void 0&&t&&t.length>=i.length&&e.trim().replace(/^> ?/,``)===t?i=void 0:i===void 0&&e.startsWith(`<details>`)?a=!0:i===void 0&&e===`</details>`&&(a=!1)}return`${r}${`${i===void 0?``:`\n${i}`}${a?`
+</details>`:``}`}
+
+*(summary cut to fit)*
+`}export{i as a,v as i,T as n,r as o,x as r,a as s,S as t};
