@@ -55,6 +55,30 @@ describe("grep", () => {
     );
   });
 
+  test("a runaway regex is stopped at its deadline and never blocks the process", async () => {
+    const root = await makeWorkspace({ "long.txt": `ok\n${"a".repeat(28)}!\n` });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const started = Date.now();
+    try {
+      await expect(run(createGrepTool(root, { regexTimeoutMs: 300 }), { pattern: "(a+)+$" })).rejects.toThrow(
+        "The regular expression /(a+)+$/ took too long on long.txt (over 300 ms) and was stopped.",
+      );
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  test("context lines and the limit work the same with the regex in a worker", async () => {
+    const root = await makeWorkspace({ "f.txt": "x1\nhit a\nx2\nx3\nx4\nhit b\nhit c\nx5\n" });
+    const result = await run(createGrepTool(root), { pattern: "^hit", context: 1, limit: 2 });
+    expect(textOf(result)).toBe(
+      "f.txt-1- x1\nf.txt:2: hit a\nf.txt-3- x2\n--\nf.txt-5- x4\nf.txt:6: hit b\nf.txt-7- hit c\n\n[Stopped at 2 matches; narrow the pattern, path or glob, or raise limit.]",
+    );
+  });
+
   test("a bad regex is an error suggesting literal", async () => {
     const root = await project();
     await expect(run(createGrepTool(root), { pattern: "(" })).rejects.toThrow(

@@ -4,6 +4,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
 import { looksBinary } from "./file-kind.ts";
+import { createLineMatcher, DEFAULT_REGEX_TIMEOUT_MS } from "./regex-worker.ts";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "./truncate.ts";
 import { walkFiles } from "./walk-files.ts";
 import { createWorkspace } from "./workspace-path.ts";
@@ -19,6 +20,12 @@ export interface GrepToolOptions {
   maxFileBytes?: number;
   /** Characters after which a matching line is cut. Default: 500. */
   maxLineChars?: number;
+  /**
+   * How long a regular expression may take on one file, in milliseconds, before the search stops
+   * with an error (it runs in a worker thread, so a runaway regex never blocks the process).
+   * Default: 5000.
+   */
+  regexTimeoutMs?: number;
 }
 
 export const grepParameters = z.strictObject({
@@ -67,6 +74,7 @@ export function createGrepTool(
   const workspace = createWorkspace(cwd);
   const maxFileBytes = options.maxFileBytes ?? 20 * 1024 * 1024;
   const maxLineChars = options.maxLineChars ?? 500;
+  const regexTimeoutMs = options.regexTimeoutMs ?? DEFAULT_REGEX_TIMEOUT_MS;
   return {
     name: "grep",
     label: "Grep",
@@ -84,96 +92,114 @@ export function createGrepTool(
           `Invalid regular expression "${params.pattern}": ${(error as Error).message}. Use literal: true for plain text.`,
         );
       }
-      const root = await workspace.resolve(".");
-      const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
-      const limit = params.limit ?? options.defaultLimit ?? 100;
-      const context = params.context ?? 0;
-      const glob = params.glob
-        ? picomatch(params.glob, { dot: true, basename: !params.glob.includes("/") })
-        : undefined;
+      // A literal pattern cannot backtrack: it is matched here; any other runs in a worker thread.
+      const matcher = params.literal
+        ? undefined
+        : createLineMatcher(regex.source, regex.flags, { timeoutMs: regexTimeoutMs, signal });
+      try {
+        const root = await workspace.resolve(".");
+        const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
+        const limit = params.limit ?? options.defaultLimit ?? 100;
+        const context = params.context ?? 0;
+        const glob = params.glob
+          ? picomatch(params.glob, { dot: true, basename: !params.glob.includes("/") })
+          : undefined;
 
-      const files: { path: string; absolute: string }[] = [];
-      if (target.stats?.isFile()) files.push({ path: target.realRelative, absolute: target.real });
-      const out: string[] = [];
-      const details: GrepToolDetails = {
-        matches: 0,
-        filesSearched: 0,
-        filesWithMatches: 0,
-        limitReached: false,
-        filesSkipped: 0,
-      };
-
-      const searchFile = async (file: { path: string; absolute: string }) => {
-        const handle = await open(file.absolute, "r");
-        let size: number;
-        try {
-          size = (await handle.stat()).size;
-          const sample = Buffer.alloc(Math.min(8192, size));
-          if (sample.length > 0) await handle.read(sample, 0, sample.length, 0);
-          if (size > maxFileBytes || looksBinary(sample)) {
-            details.filesSkipped++;
-            return;
-          }
-        } finally {
-          await handle.close();
-        }
-        details.filesSearched++;
-        const lines = (await readFile(file.absolute, "utf8")).split("\n");
-        let printedUpTo = -1;
-        let matched = false;
-        for (let i = 0; i < lines.length && !details.limitReached; i++) {
-          if (!regex.test(lines[i]!)) continue;
-          matched = true;
-          details.matches++;
-          const from = Math.max(printedUpTo + 1, i - context);
-          if (context > 0 && printedUpTo >= 0 && from > printedUpTo + 1) out.push("--");
-          for (let j = from; j <= Math.min(lines.length - 1, i + context); j++) {
-            const line = lines[j]!.replace(/\r$/, "");
-            const cut = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}... [line cut]` : line;
-            out.push(`${file.path}${j === i ? ":" : "-"}${j + 1}${j === i ? ":" : "-"} ${cut}`);
-            printedUpTo = j;
-          }
-          if (details.matches >= limit) details.limitReached = true;
-        }
-        if (matched) details.filesWithMatches++;
-      };
-
-      if (files.length > 0) {
-        await searchFile(files[0]!);
-      } else {
-        for await (const entry of walkFiles(root.real, target.real, { signal })) {
-          if (details.limitReached) break;
-          if (entry.kind !== "file") continue;
-          if (glob && !glob(toSearchRelative(root.real, target.real, entry.absolute))) continue;
-          await searchFile(entry);
-        }
-      }
-
-      if (details.matches === 0) {
-        return {
-          content: [
-            {
-              type: "text",
-              text: `No matches for /${params.pattern}/ in ${target.relative === "." ? "the workspace" : target.relative}.`,
-            },
-          ],
-          details,
+        const files: { path: string; absolute: string }[] = [];
+        if (target.stats?.isFile()) files.push({ path: target.realRelative, absolute: target.real });
+        const out: string[] = [];
+        const details: GrepToolDetails = {
+          matches: 0,
+          filesSearched: 0,
+          filesWithMatches: 0,
+          limitReached: false,
+          filesSkipped: 0,
         };
+
+        const searchFile = async (file: { path: string; absolute: string }) => {
+          const handle = await open(file.absolute, "r");
+          let size: number;
+          try {
+            size = (await handle.stat()).size;
+            const sample = Buffer.alloc(Math.min(8192, size));
+            if (sample.length > 0) await handle.read(sample, 0, sample.length, 0);
+            if (size > maxFileBytes || looksBinary(sample)) {
+              details.filesSkipped++;
+              return;
+            }
+          } finally {
+            await handle.close();
+          }
+          details.filesSearched++;
+          const text = await readFile(file.absolute, "utf8");
+          const lines = text.split("\n");
+          const hits = matcher
+            ? await matcher.match(text, limit - details.matches)
+            : lines.flatMap((line, i) => (regex.test(line) ? [i] : []));
+          if (hits === "aborted") throw new Error("grep was aborted");
+          if (hits === "timeout") {
+            throw new Error(
+              `The regular expression /${params.pattern}/ took too long on ${file.path} (over ${regexTimeoutMs} ms) and was stopped. Simplify it (nested quantifiers such as (a+)+ backtrack without end), or use literal: true for plain text.`,
+            );
+          }
+          let printedUpTo = -1;
+          let matched = false;
+          for (const i of hits) {
+            if (details.limitReached) break;
+            matched = true;
+            details.matches++;
+            const from = Math.max(printedUpTo + 1, i - context);
+            if (context > 0 && printedUpTo >= 0 && from > printedUpTo + 1) out.push("--");
+            for (let j = from; j <= Math.min(lines.length - 1, i + context); j++) {
+              const line = lines[j]!.replace(/\r$/, "");
+              const cut = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}... [line cut]` : line;
+              out.push(`${file.path}${j === i ? ":" : "-"}${j + 1}${j === i ? ":" : "-"} ${cut}`);
+              printedUpTo = j;
+            }
+            if (details.matches >= limit) details.limitReached = true;
+          }
+          if (matched) details.filesWithMatches++;
+        };
+
+        if (files.length > 0) {
+          await searchFile(files[0]!);
+        } else {
+          for await (const entry of walkFiles(root.real, target.real, { signal })) {
+            if (details.limitReached) break;
+            if (entry.kind !== "file") continue;
+            if (glob && !glob(toSearchRelative(root.real, target.real, entry.absolute))) continue;
+            await searchFile(entry);
+          }
+        }
+
+        if (details.matches === 0) {
+          return {
+            content: [
+              {
+                type: "text",
+                text: `No matches for /${params.pattern}/ in ${target.relative === "." ? "the workspace" : target.relative}.`,
+              },
+            ],
+            details,
+          };
+        }
+        const truncation = truncateHead(out.join("\n"), {
+          maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
+          maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+        });
+        let text = truncation.content;
+        const notes: string[] = [];
+        if (details.limitReached)
+          notes.push(`Stopped at ${limit} matches; narrow the pattern, path or glob, or raise limit.`);
+        if (truncation.truncated) {
+          details.truncation = truncation;
+          notes.push(`Output cut to ${truncation.outputLines} of ${truncation.totalLines} lines.`);
+        }
+        if (notes.length > 0) text += `\n\n[${notes.join(" ")}]`;
+        return { content: [{ type: "text", text }], details };
+      } finally {
+        await matcher?.close();
       }
-      const truncation = truncateHead(out.join("\n"), {
-        maxLines: options.maxLines ?? DEFAULT_MAX_LINES,
-        maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
-      });
-      let text = truncation.content;
-      const notes: string[] = [];
-      if (details.limitReached)
-        notes.push(`Stopped at ${limit} matches; narrow the pattern, path or glob, or raise limit.`);
-      if (truncation.truncated) {
-        details.truncation = truncation;
-        notes.push(`Output cut to ${truncation.outputLines} of ${truncation.totalLines} lines.`);
-      }
-      if (notes.length > 0) text += `\n\n[${notes.join(" ")}]`;
-      return { content: [{ type: "text", text }], details };
     },
   };
 }
