@@ -100,6 +100,9 @@ function isFile(file: string): boolean {
   }
 }
 
+/** The folder of the outputs dir that holds the bash tool's full outputs: `tool-output`. */
+export const TOOL_OUTPUT_DIR = "tool-output";
+
 /** What the runner adds to the spec's tools. */
 export interface BuildToolsOptions {
   /** The bash tool's `prepare` (the sandbox). */
@@ -136,6 +139,11 @@ function buildTool(
       return createBashTool(workspace, {
         ...bounds,
         env,
+        // The full output of a cut command lands in the outputs dir: inside the workspace by default,
+        // so the read tool can open it (outDir is protected for write and edit only), yet out of the
+        // patch. The child writes it through an inherited descriptor, so a sandbox's read-only view of
+        // outDir does not matter, and bash inside the sandbox sees it where the read tool does.
+        spillDir: path.join(outDir, TOOL_OUTPUT_DIR),
         ...(o.allow && { allow: o.allow }),
         ...(o.deny && { deny: o.deny }),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
