@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AnyAgentTool } from "../core/types.ts";
 import type { LoadedTask, ToolSpec } from "../spec/index.ts";
 import {
+  type BashOperations,
   type BashPrepare,
   createBashTool,
   createEditTool,
@@ -105,8 +106,11 @@ export const TOOL_OUTPUT_DIR = "tool-output";
 
 /** What the runner adds to the spec's tools. */
 export interface BuildToolsOptions {
-  /** The bash tool's `prepare` (the sandbox). */
-  bashPrepare?: BashPrepare;
+  /**
+   * The bash tool's `prepare` (the sandbox); its `run`, when set, becomes the tool's
+   * `operations.run` (the run's sandbox session, see sandbox-setup.ts).
+   */
+  bashPrepare?: BashPrepare & { run?: BashOperations["run"] };
 }
 
 /** The spec's tools, confined to the workspace, with their options applied. */
@@ -149,6 +153,7 @@ function buildTool(
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
         ...(o.env && { passThroughEnv: o.env }),
         ...(options.bashPrepare && { prepare: options.bashPrepare }),
+        ...(options.bashPrepare?.run && { operations: { run: options.bashPrepare.run } }),
       });
     case "read":
       return createReadTool(workspace, bounds);

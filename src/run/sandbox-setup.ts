@@ -12,6 +12,7 @@
  */
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
+  createSandboxSession,
   detectSandbox,
   findGitCredentials,
   type PreparedSandbox,
@@ -20,7 +21,8 @@ import {
   sandboxEnv,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
-import type { BashPrepare } from "../tools/index.ts";
+import type { BashOperations, BashPrepare } from "../tools/index.ts";
+import { runProcess } from "../tools/index.ts";
 import { RunSetupError } from "./types.ts";
 
 export interface RunSandbox {
@@ -28,12 +30,19 @@ export interface RunSandbox {
   state: "sandboxed" | "unsandboxed" | "none";
   /** Lines for the summary's notes (why commands ran unsandboxed). */
   notes: string[];
-  bashPrepare?: BashPrepare;
+  bashPrepare?: SandboxedBashPrepare;
   wrapHookCommand?: CommandWrapper;
   /** Credential values found in the workspace's git config (for the redactor). */
   gitSecrets: string[];
   dispose(): Promise<void>;
 }
+
+/**
+ * The bash tool's `prepare` when sandboxed, with the `run` that goes with it: `prepare` alone
+ * gives each command its own bwrap; `run` (the run's sandbox session) runs the commands that
+ * `prepare` wrapped in one long-lived bwrap instead, and any other command as given.
+ */
+export type SandboxedBashPrepare = BashPrepare & { run?: BashOperations["run"] };
 
 export interface SetupSandboxInput {
   spec: TaskSpec;
@@ -97,17 +106,35 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     env: input.env,
   });
   const passThrough = spec.tools.find((tool) => tool.name === "bash")?.options.env ?? [];
+  const notes: string[] = [];
+  // One bwrap for the run's bash commands (see sandbox/session.ts); if it cannot start or dies,
+  // each command gets its own bwrap again, as `prepare` wrote it: never an unsandboxed one.
+  const session = createSandboxSession({
+    policy: prepared.policy,
+    serverEnv: sandboxEnv(input.env, { home: prepared.policy.home }),
+    fallback: runProcess,
+    onDown: (reason) =>
+      notes.push(
+        `the sandbox session for bash stopped (${reason}); later bash commands ran in a sandbox of their own each.`,
+      ),
+  });
+  const bashPrepare: SandboxedBashPrepare = (execution) => {
+    const env = sandboxEnv(execution.env, { home: prepared.policy.home, passThrough });
+    const command = prepared.wrapScript(execution.command, execution.cwd, execution.env, passThrough);
+    session.remember(command, { script: execution.command, cwd: execution.cwd, env });
+    return { command, cwd: execution.cwd, env };
+  };
+  bashPrepare.run = session.run;
   return {
     state: "sandboxed",
-    notes: [],
+    notes,
     gitSecrets: prepared.gitSecrets,
-    bashPrepare: (execution) => ({
-      command: prepared.wrapScript(execution.command, execution.cwd, execution.env, passThrough),
-      cwd: execution.cwd,
-      env: sandboxEnv(execution.env, { home: prepared.policy.home, passThrough }),
-    }),
+    bashPrepare,
     wrapHookCommand: (command) => prepared.wrapCommand(command),
-    dispose: () => prepared.dispose(),
+    dispose: async () => {
+      await session.dispose();
+      await prepared.dispose();
+    },
   };
 }
 

@@ -10,6 +10,7 @@
  * - the workspace bound read-write;
  * - every `readOnly` path bound read-only over itself, each folder between the workspace and it
  *   bound over itself too (a mount point cannot be renamed or removed, so `mv .github x` fails);
+ * - every `writable` folder bound read-write (the session's `<outDir>/tool-output`);
  * - every `masks` entry (a file) bound read-only over its target (e.g. a git config without
  *   credentials over `.git/config`, `/dev/null` over `$GITHUB_ENV`).
  * Plus: no network unless `network` (a new, empty network namespace), a new IPC namespace,
@@ -37,6 +38,11 @@ export interface SandboxPolicy {
    * `…/node_modules` when the project lives under /tmp or $HOME). Default: none.
    */
   reveal?: string[];
+  /**
+   * Existing folders bound read-write after the read-only binds (over them when nested), e.g. the
+   * sandbox session's `<outDir>/tool-output`, where it reopens each command's output file. Default: none.
+   */
+  writable?: string[];
   /** Whether the network namespace is shared with the host. Default false. */
   network: boolean;
   /** The complete environment of the sandboxed command. */
@@ -72,6 +78,7 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
     }
     args.push("--ro-bind", target, target);
   }
+  for (const dir of unique(policy.writable ?? [])) args.push("--bind", dir, dir);
   for (const mask of policy.masks) args.push("--ro-bind", mask.source, mask.target);
 
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");

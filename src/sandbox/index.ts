@@ -10,3 +10,10 @@ export {
   RUNNER_COMMAND_FILES,
   type WrappableCommand,
 } from "./prepare.ts";
+export {
+  createSandboxSession,
+  type SandboxSession,
+  type SandboxSessionOptions,
+  SESSION_START_TIMEOUT_MS,
+  type SessionCommand,
+} from "./session.ts";

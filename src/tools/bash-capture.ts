@@ -72,7 +72,7 @@ async function runIntoFile(
   try {
     let result: ProcessResult;
     try {
-      result = await run(file, args, { ...options, outputFile: { fd: output.fd } });
+      result = await run(file, args, { ...options, outputFile: { fd: output.fd, path: output.path } });
     } finally {
       clearInterval(timer);
       await polling;

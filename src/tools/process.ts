@@ -48,9 +48,10 @@ export interface RunProcessOptions {
    * Give the child this open, writable file descriptor as both stdout and stderr (one file
    * description, so interleaving is the kernel's order). Then `stdout`/`stderr` of the result are
    * empty and `onOutput`/`onOutputBytes`/`maxBuffer` are unused. The caller opens and closes it.
-   * Default: stdout and stderr are pipes read here.
+   * Default: stdout and stderr are pipes read here. `path` (the file's path) is for runners that
+   * cannot hand the descriptor over, such as the sandbox session, which reopens the file by path.
    */
-  outputFile?: { fd: number };
+  outputFile?: { fd: number; path?: string };
 }
 
 export interface ProcessResult {
