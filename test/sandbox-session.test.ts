@@ -23,6 +23,7 @@ afterEach(async () => {
 
 /** The run's sandbox as the runner sets it up, and bash tools with and without its session. */
 async function sandboxed(options: { withSession?: boolean } = {}) {
+  const warnings: string[] = [];
   const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
   const outDir = path.join(dir, ".agent-run");
   const task = parseTask(TASK, path.join(dir, "task.yml"));
@@ -32,6 +33,7 @@ async function sandboxed(options: { withSession?: boolean } = {}) {
     protectedGlobs: [".git", ".git/**", ".agent-run/**"],
     env: process.env,
     trusted: true,
+    onWarning: (message) => warnings.push(message),
   });
   cleanups.push(async () => {
     await sandbox.dispose();
@@ -58,7 +60,7 @@ async function sandboxed(options: { withSession?: boolean } = {}) {
     const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
     return { text, details: result.details, isError: result.isError === true };
   };
-  return { dir, sandbox, call };
+  return { dir, sandbox, call, warnings };
 }
 
 describe("one sandbox session per run for bash", () => {
@@ -151,7 +153,7 @@ describe("one sandbox session per run for bash", () => {
   }, 30_000);
 
   test("a session that dies falls back to a sandbox per call, noted; never to no sandbox", async () => {
-    const { dir, sandbox, call } = await sandboxed();
+    const { dir, sandbox, call, warnings } = await sandboxed();
     const hostFile = path.join(os.tmpdir(), `agent-run-host-${process.pid}-${Date.now()}`);
     await writeFile(hostFile, "host");
     cleanups.push(() => rm(hostFile, { force: true }));
@@ -174,6 +176,8 @@ describe("one sandbox session per run for bash", () => {
     expect(after.text).toContain("host-hidden");
     expect(after.text).toContain("2");
     expect(sandbox.notes.join("\n")).toMatch(/sandbox session for bash stopped/);
+    // The log hears of it when it happens, not only the summary at the end.
+    expect(warnings).toEqual(sandbox.notes);
   }, 30_000);
 });
 

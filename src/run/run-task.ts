@@ -66,12 +66,15 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
   }
   // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
   // is written; see sandbox-setup.ts.
+  let warn: (message: string) => void = () => {};
   const sandbox: RunSandbox = await setupSandbox({
     spec,
     workspace,
     protectedGlobs: protectedPaths(task, workspace, outDir, spec.protect),
     env,
     trusted: options.trusted ?? true,
+    // The run's events start after the set-up; until then there is nothing to tell.
+    onWarning: (message) => warn(message),
   });
   try {
     await mkdir(outDir, { recursive: true });
@@ -109,6 +112,7 @@ export async function runTask(options: RunTaskOptions): Promise<RunResult> {
     }
   };
 
+  warn = (message) => emit({ type: "warning", message });
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
   // setTimeout fires at once past 2^31-1 ms (~24.8 days): such a timeout is as good as none.

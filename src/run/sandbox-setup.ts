@@ -52,6 +52,8 @@ export interface SetupSandboxInput {
   env: NodeJS.ProcessEnv;
   /** Whether the trigger is trusted (see RunTaskOptions.trusted). */
   trusted: boolean;
+  /** Told when something changes during the run (the bash session fell back), for the log. */
+  onWarning?: (message: string) => void;
 }
 
 /** Resolves the spec's `sandbox` mode for this machine and trigger. Throws RunSetupError (exit 2). */
@@ -113,10 +115,11 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     policy: prepared.policy,
     serverEnv: sandboxEnv(input.env, { home: prepared.policy.home }),
     fallback: runProcess,
-    onDown: (reason) =>
-      notes.push(
-        `the sandbox session for bash stopped (${reason}); later bash commands ran in a sandbox of their own each.`,
-      ),
+    onDown: (reason) => {
+      const note = `the sandbox session for bash stopped (${reason}); later bash commands ran in a sandbox of their own each.`;
+      notes.push(note);
+      input.onWarning?.(note);
+    },
   });
   const bashPrepare: SandboxedBashPrepare = (execution) => {
     const env = sandboxEnv(execution.env, { home: prepared.policy.home, passThrough });
