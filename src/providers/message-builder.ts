@@ -58,26 +58,14 @@ export class MessageBuilder {
 
   /** Opens a tool call; a missing or empty id gets a generated one (`call_<n>`, unique per message). */
   toolCallStart(key: string, id: string | undefined | null, name: string): void {
-    const index = this.#open(key, () => ({
-      type: "toolCall",
-      id: "",
-      name: "",
-      arguments: {},
-      partialJson: "",
-    }));
+    const index = this.#open(key, emptyToolCall);
     const call = this.message.content[index] as ToolCall;
     if (id) call.id = id;
     if (name) call.name = name;
   }
 
   toolCallDelta(key: string, delta: string): AssistantMessageEvent {
-    const index = this.#open(key, () => ({
-      type: "toolCall",
-      id: "",
-      name: "",
-      arguments: {},
-      partialJson: "",
-    }));
+    const index = this.#open(key, emptyToolCall);
     const call = this.message.content[index] as ToolCall;
     call.partialJson = (call.partialJson ?? "") + delta;
     return { type: "toolcall_delta", contentIndex: index, delta, partial: this.message };
@@ -157,4 +145,9 @@ function finishToolCall(call: ToolCall): void {
     call.arguments = {};
     call.parseError = error instanceof Error ? error.message : String(error);
   }
+}
+
+/** A tool call whose id, name and arguments are still to come: the delta may open it. */
+function emptyToolCall(): ToolCall {
+  return { type: "toolCall", id: "", name: "", arguments: {}, partialJson: "" };
 }
