@@ -89,24 +89,12 @@ export async function prepareSandboxPrereqs(options: {
           "bubblewrap is not installed and this is not a GitHub-hosted runner, so it is not installed for you: `sudo apt-get install -y bubblewrap`",
         );
       } else {
-        let install = await ops.exec("sudo", [
-          "-n",
-          "apt-get",
-          "install",
-          "-y",
-          "--no-install-recommends",
-          "bubblewrap",
-        ]);
+        const installArgs = ["-n", "apt-get", "install", "-y", "--no-install-recommends", "bubblewrap"];
+        let install = await ops.exec("sudo", installArgs);
         if (install.exitCode !== 0) {
+          // A fresh runner's package lists may be stale: update once, then try again.
           await ops.exec("sudo", ["-n", "apt-get", "update"]);
-          install = await ops.exec("sudo", [
-            "-n",
-            "apt-get",
-            "install",
-            "-y",
-            "--no-install-recommends",
-            "bubblewrap",
-          ]);
+          install = await ops.exec("sudo", installArgs);
         }
         if (install.exitCode === 0) info("installed bubblewrap (apt-get install bubblewrap)");
         else warn(`could not install bubblewrap: ${install.stderr || `exit code ${install.exitCode}`}`);
