@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type ActionRun, runActionBundle } from "./fake-github/actions-runner.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { type MockLlm, type MockReply, type RecordedRequest, startMockLlm } from "./mock-llm/server.ts";
 
 const main = path.join(import.meta.dirname, "..", "dist/index.js");
@@ -170,19 +171,22 @@ describe("dist/index.js refuses untrusted triggers", { timeout: 60_000 }, () => 
     expect(annotation?.data).toContain(`the checkout is the pull request's head (${head.slice(0, 12)})`);
   });
 
-  test("…and with allow-untrusted-checkout it runs the base's task spec, not the PR's", async () => {
-    const { run, llm } = await runStep([done], {
-      event: "pull_request_target",
-      base: { "task.yml": TASK("The base prompt.") },
-      pr: { "task.yml": TASK("PR-INJECTED PROMPT.") },
-      inputs: { "allow-untrusted-checkout": "true" },
-    });
-    expect(run.exitCode).toBe(0);
-    expect(run.commands.annotations.map((a) => a.name)).toEqual(["warning"]);
-    expect(requestText(llm)).toContain("The base prompt.");
-    expect(requestText(llm)).not.toContain("PR-INJECTED");
-    expect(run.stdout).toContain("running the trusted commit's version");
-  });
+  test.skipIf(NO_SANDBOX)(
+    "…and with allow-untrusted-checkout it runs the base's task spec, not the PR's",
+    async () => {
+      const { run, llm } = await runStep([done], {
+        event: "pull_request_target",
+        base: { "task.yml": TASK("The base prompt.") },
+        pr: { "task.yml": TASK("PR-INJECTED PROMPT.") },
+        inputs: { "allow-untrusted-checkout": "true" },
+      });
+      expect(run.exitCode).toBe(0);
+      expect(run.commands.annotations.map((a) => a.name)).toEqual(["warning"]);
+      expect(requestText(llm)).toContain("The base prompt.");
+      expect(requestText(llm)).not.toContain("PR-INJECTED");
+      expect(run.stdout).toContain("running the trusted commit's version");
+    },
+  );
 
   test("issue_comment on a PR checkout whose hook script the PR changed: refused", async () => {
     const hooks = "hooks:\n  before_stop:\n    - run: bash ci/check.sh\n";
@@ -226,7 +230,7 @@ describe("dist/index.js tells the runner which triggers are untrusted", { timeou
 });
 
 describe("dist/index.js keeps event text, log and comment safe", { timeout: 60_000 }, () => {
-  test("hidden text in the triggering comment never reaches the model", async () => {
+  test.skipIf(NO_SANDBOX)("hidden text in the triggering comment never reaches the model", async () => {
     const { run, llm } = await runStep(
       [done],
       {
@@ -245,22 +249,25 @@ describe("dist/index.js keeps event text, log and comment safe", { timeout: 60_0
     expect(sent).not.toMatch(/\\u200b|\\u202e|\u200b|\u202e/);
   });
 
-  test("workflow commands in tool arguments and output: no annotation, no mask, no output", async () => {
-    const command =
-      "printf '%s\\n' '::add-mask::x' '::error::pwned' '::set-output name=a::b' '##[error]pwned-v1'";
-    const { run, llm } = await runStep(
-      oneCallThen({ toolCalls: [{ name: "bash", arguments: { command } }] }),
-      {
-        event: "pull_request",
-      },
-    );
-    expect(run.exitCode).toBe(0);
-    expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain("::add-mask::x");
-    expect(run.stdout).toContain("add-mask::x");
-    expect(run.commands.masks).toEqual([API_KEY, TOKEN]);
-    expect(run.commands.annotations).toEqual([]);
-    expect(run.outputs.a).toBeUndefined();
-  });
+  test.skipIf(NO_SANDBOX)(
+    "workflow commands in tool arguments and output: no annotation, no mask, no output",
+    async () => {
+      const command =
+        "printf '%s\\n' '::add-mask::x' '::error::pwned' '::set-output name=a::b' '##[error]pwned-v1'";
+      const { run, llm } = await runStep(
+        oneCallThen({ toolCalls: [{ name: "bash", arguments: { command } }] }),
+        {
+          event: "pull_request",
+        },
+      );
+      expect(run.exitCode).toBe(0);
+      expect(JSON.stringify(llm.requests.at(-1)?.body)).toContain("::add-mask::x");
+      expect(run.stdout).toContain("add-mask::x");
+      expect(run.commands.masks).toEqual([API_KEY, TOKEN]);
+      expect(run.commands.annotations).toEqual([]);
+      expect(run.outputs.a).toBeUndefined();
+    },
+  );
 
   test("the PR comment: @mentions, closing keywords, foreign images and raw HTML neutralised", async () => {
     const text =

@@ -6,6 +6,7 @@ import { buildTools, protectedPaths } from "../src/run/build-tools.ts";
 import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { parseTask } from "../src/spec/load-task.ts";
 import { createBashTool, createReadTool } from "../src/tools/index.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { makeWorkspace, run, textOf } from "./tools-support.ts";
 
 const TASK = `
@@ -40,35 +41,38 @@ describe("the full output of a cut bash command is readable by the read tool", (
     expect(textOf(absolute)).toContain("1\tline-1\n");
   });
 
-  test("in the sandbox too: the child writes it through its descriptor; bash and read both see it", async () => {
-    const workspace = await makeWorkspace();
-    const outDir = path.join(workspace, ".agent-run");
-    const task = parseTask(`${TASK}sandbox: required\n`, path.join(workspace, "task.yml"));
-    const env = { PATH: process.env.PATH };
-    // The order of runTask: the sandbox (outDir read-only inside it) before the outputs dir exists.
-    const sandbox = await setupSandbox({
-      spec: task.spec,
-      workspace,
-      protectedGlobs: protectedPaths(task, workspace, outDir, task.spec.protect),
-      env,
-      trusted: true,
-    });
-    try {
-      expect(sandbox.state).toBe("sandboxed");
-      await mkdir(outDir, { recursive: true });
-      const tools = buildTools(task, workspace, outDir, env, { bashPrepare: sandbox.bashPrepare! });
-      const byName = (name: string) => tools.find((tool) => tool.name === name) as AnyAgentTool;
-      const result = await run(byName("bash"), { command: COMMAND });
-      const fullOutputPath = (result.details as { fullOutputPath?: string }).fullOutputPath!;
-      expect(path.dirname(fullOutputPath)).toBe(path.join(outDir, "tool-output"));
-      const relative = path.relative(workspace, fullOutputPath);
-      expect(textOf(await run(byName("read"), { path: relative, offset: 200 }))).toContain("200\tline-200");
-      const tail = await run(byName("bash"), { command: `tail -n 1 '${relative}'` });
-      expect(textOf(tail)).toBe("line-200\n\n[Exit code: 0]");
-    } finally {
-      await sandbox.dispose();
-    }
-  });
+  test.skipIf(NO_SANDBOX)(
+    "in the sandbox too: the child writes it through its descriptor; bash and read both see it",
+    async () => {
+      const workspace = await makeWorkspace();
+      const outDir = path.join(workspace, ".agent-run");
+      const task = parseTask(`${TASK}sandbox: required\n`, path.join(workspace, "task.yml"));
+      const env = { PATH: process.env.PATH };
+      // The order of runTask: the sandbox (outDir read-only inside it) before the outputs dir exists.
+      const sandbox = await setupSandbox({
+        spec: task.spec,
+        workspace,
+        protectedGlobs: protectedPaths(task, workspace, outDir, task.spec.protect),
+        env,
+        trusted: true,
+      });
+      try {
+        expect(sandbox.state).toBe("sandboxed");
+        await mkdir(outDir, { recursive: true });
+        const tools = buildTools(task, workspace, outDir, env, { bashPrepare: sandbox.bashPrepare! });
+        const byName = (name: string) => tools.find((tool) => tool.name === name) as AnyAgentTool;
+        const result = await run(byName("bash"), { command: COMMAND });
+        const fullOutputPath = (result.details as { fullOutputPath?: string }).fullOutputPath!;
+        expect(path.dirname(fullOutputPath)).toBe(path.join(outDir, "tool-output"));
+        const relative = path.relative(workspace, fullOutputPath);
+        expect(textOf(await run(byName("read"), { path: relative, offset: 200 }))).toContain("200\tline-200");
+        const tail = await run(byName("bash"), { command: `tail -n 1 '${relative}'` });
+        expect(textOf(tail)).toBe("line-200\n\n[Exit code: 0]");
+      } finally {
+        await sandbox.dispose();
+      }
+    },
+  );
 
   test("createBashTool with a spillDir in the workspace and createReadTool", async () => {
     const workspace = await makeWorkspace();

@@ -8,6 +8,7 @@ import { detectSandbox } from "../src/sandbox/detect.ts";
 import { sandboxEnv } from "../src/sandbox/env-allowlist.ts";
 import { prepareSandbox } from "../src/sandbox/prepare.ts";
 import { createBashTool } from "../src/tools/index.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { makeWorkspace, run, textOf } from "./tools-support.ts";
 
 const bashSource = fileURLToPath(new URL("../src/tools/bash.ts", import.meta.url));
@@ -82,33 +83,36 @@ console.log(JSON.stringify({ idle, peak: hwm(), totalBytes: result.details.total
     expect(long.details.fullOutputPath).toBeUndefined();
   });
 
-  test("a sandboxed command (bubblewrap) writes its output into the file too", async () => {
-    const root = await makeWorkspace();
-    const support = await detectSandbox();
-    expect(support.available).toBe(true);
-    const sandbox = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace: root,
-      protectedGlobs: [],
-      env: process.env,
-    });
-    try {
-      const tool = createBashTool(root, {
-        spillDir: join(root, "..", `${root.split("/").pop()}-spill`),
-        maxBytes: 4096,
-        prepare: (execution) => ({
-          command: sandbox.wrapScript(execution.command, execution.cwd, execution.env),
-          cwd: execution.cwd,
-          env: sandboxEnv(execution.env, { home: sandbox.policy.home }),
-        }),
+  test.skipIf(NO_SANDBOX)(
+    "a sandboxed command (bubblewrap) writes its output into the file too",
+    async () => {
+      const root = await makeWorkspace();
+      const support = await detectSandbox();
+      expect(support.available).toBe(true);
+      const sandbox = await prepareSandbox({
+        bwrapPath: support.bwrapPath,
+        workspace: root,
+        protectedGlobs: [],
+        env: process.env,
       });
-      const result = await run(tool, { command: "seq 1 100000; echo END >&2" });
-      expect(textOf(result).startsWith("1\n2\n3\n")).toBe(true);
-      expect(textOf(result)).toContain("99999\n100000\nEND\n\n[Exit code: 0]");
-      expect(result.details.totalLines).toBe(100001);
-      expect(result.details.fullOutputPath).toBeDefined();
-    } finally {
-      await sandbox.dispose();
-    }
-  });
+      try {
+        const tool = createBashTool(root, {
+          spillDir: join(root, "..", `${root.split("/").pop()}-spill`),
+          maxBytes: 4096,
+          prepare: (execution) => ({
+            command: sandbox.wrapScript(execution.command, execution.cwd, execution.env),
+            cwd: execution.cwd,
+            env: sandboxEnv(execution.env, { home: sandbox.policy.home }),
+          }),
+        });
+        const result = await run(tool, { command: "seq 1 100000; echo END >&2" });
+        expect(textOf(result).startsWith("1\n2\n3\n")).toBe(true);
+        expect(textOf(result)).toContain("99999\n100000\nEND\n\n[Exit code: 0]");
+        expect(result.details.totalLines).toBe(100001);
+        expect(result.details.fullOutputPath).toBeDefined();
+      } finally {
+        await sandbox.dispose();
+      }
+    },
+  );
 });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RunSetupError } from "../src/run/types.ts";
 import { runCli } from "./helpers/cli.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import {
   allOutputs,
   processesWith,
@@ -48,28 +49,39 @@ describe("network: a loopback listener started by the test receives zero bytes",
     ),
   ];
 
-  test("curl, wget, /dev/tcp and node fetch from sandboxed bash", async () => {
-    const dir = await workspace();
-    const { result, events } = await runScripted(dir, TASK(), [{ tool_calls: attacks(listener.port) }, done]);
-    expect(result.sandbox).toBe("sandboxed");
-    const outputs = toolOutputs(events).join("\n");
-    expect(outputs).toMatch(/curl exit [1-9]/);
-    expect(outputs).toMatch(/wget exit [1-9]/);
-    expect(outputs).toMatch(/dev-tcp exit [1-9]/);
-    expect(outputs).toContain("fetch failed");
-    expect(listener.connections).toBe(0);
-    expect(listener.bytes).toBe(0);
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "curl, wget, /dev/tcp and node fetch from sandboxed bash",
+    async () => {
+      const dir = await workspace();
+      const { result, events } = await runScripted(dir, TASK(), [
+        { tool_calls: attacks(listener.port) },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      const outputs = toolOutputs(events).join("\n");
+      expect(outputs).toMatch(/curl exit [1-9]/);
+      expect(outputs).toMatch(/wget exit [1-9]/);
+      expect(outputs).toMatch(/dev-tcp exit [1-9]/);
+      expect(outputs).toContain("fetch failed");
+      expect(listener.connections).toBe(0);
+      expect(listener.bytes).toBe(0);
+    },
+    60_000,
+  );
 
-  test("with sandbox_network: true the same commands do connect (the listener is reachable)", async () => {
-    const dir = await workspace();
-    const { result } = await runScripted(dir, TASK("sandbox_network: true\n"), [
-      { tool_calls: attacks(listener.port).slice(0, 1) },
-      done,
-    ]);
-    expect(result.sandbox).toBe("sandboxed");
-    expect(listener.bytes).toBeGreaterThan(0);
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "with sandbox_network: true the same commands do connect (the listener is reachable)",
+    async () => {
+      const dir = await workspace();
+      const { result } = await runScripted(dir, TASK("sandbox_network: true\n"), [
+        { tool_calls: attacks(listener.port).slice(0, 1) },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      expect(listener.bytes).toBeGreaterThan(0);
+    },
+    60_000,
+  );
 });
 
 describe("protected paths: writes are refused, through the tools and through bash", () => {
@@ -106,35 +118,39 @@ describe("protected paths: writes are refused, through the tools and through bas
     expect(await readFile(path.join(dir, "ci/guard.sh"), "utf8")).toBe("exit 0\n");
   }, 60_000);
 
-  test("bash cannot write them either, nor move or delete their folders", async () => {
-    const dir = await workspace(files);
-    const attack = [
-      "echo x > .git/hooks/x",
-      "mkdir -p .github/workflows; echo y > .github/workflows/x.yml",
-      "mv .github gh; mkdir -p .github/workflows; echo y > .github/workflows/z.yml",
-      "echo z >> task.yml",
-      "mv task.yml t.yml; echo z > task.yml",
-      "echo w >> ci/guard.sh",
-      "echo s > secrets/new.txt; rm -f secrets/keep.txt",
-      "rm -rf .git; mv .git g2",
-      "git -c user.email=a@b -c user.name=n commit --allow-empty -qm evil",
-      "echo ok-the-rest-is-writable > b.txt",
-    ].join("; ");
-    const { result } = await runScripted(dir, spec, [{ tool_calls: [bash(attack)] }, done]);
-    expect(result.sandbox).toBe("sandboxed");
-    expect(existsSync(path.join(dir, ".git/hooks/x"))).toBe(false);
-    expect(existsSync(path.join(dir, ".github/workflows/x.yml"))).toBe(false);
-    expect(existsSync(path.join(dir, ".github/workflows/z.yml"))).toBe(false);
-    expect(existsSync(path.join(dir, "gh"))).toBe(false);
-    expect(await readFile(path.join(dir, "task.yml"), "utf8")).toBe(spec);
-    expect(await readFile(path.join(dir, "ci/guard.sh"), "utf8")).toBe("exit 0\n");
-    expect(existsSync(path.join(dir, "secrets/new.txt"))).toBe(false);
-    expect(await readFile(path.join(dir, "secrets/keep.txt"), "utf8")).toBe("keep\n");
-    expect(existsSync(path.join(dir, ".git/HEAD"))).toBe(true);
-    expect(result.changedFiles).toEqual(["b.txt"]);
-    // The empty mount point made for .github/workflows is gone after the run.
-    expect(existsSync(path.join(dir, ".github"))).toBe(false);
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "bash cannot write them either, nor move or delete their folders",
+    async () => {
+      const dir = await workspace(files);
+      const attack = [
+        "echo x > .git/hooks/x",
+        "mkdir -p .github/workflows; echo y > .github/workflows/x.yml",
+        "mv .github gh; mkdir -p .github/workflows; echo y > .github/workflows/z.yml",
+        "echo z >> task.yml",
+        "mv task.yml t.yml; echo z > task.yml",
+        "echo w >> ci/guard.sh",
+        "echo s > secrets/new.txt; rm -f secrets/keep.txt",
+        "rm -rf .git; mv .git g2",
+        "git -c user.email=a@b -c user.name=n commit --allow-empty -qm evil",
+        "echo ok-the-rest-is-writable > b.txt",
+      ].join("; ");
+      const { result } = await runScripted(dir, spec, [{ tool_calls: [bash(attack)] }, done]);
+      expect(result.sandbox).toBe("sandboxed");
+      expect(existsSync(path.join(dir, ".git/hooks/x"))).toBe(false);
+      expect(existsSync(path.join(dir, ".github/workflows/x.yml"))).toBe(false);
+      expect(existsSync(path.join(dir, ".github/workflows/z.yml"))).toBe(false);
+      expect(existsSync(path.join(dir, "gh"))).toBe(false);
+      expect(await readFile(path.join(dir, "task.yml"), "utf8")).toBe(spec);
+      expect(await readFile(path.join(dir, "ci/guard.sh"), "utf8")).toBe("exit 0\n");
+      expect(existsSync(path.join(dir, "secrets/new.txt"))).toBe(false);
+      expect(await readFile(path.join(dir, "secrets/keep.txt"), "utf8")).toBe("keep\n");
+      expect(existsSync(path.join(dir, ".git/HEAD"))).toBe(true);
+      expect(result.changedFiles).toEqual(["b.txt"]);
+      // The empty mount point made for .github/workflows is gone after the run.
+      expect(existsSync(path.join(dir, ".github"))).toBe(false);
+    },
+    60_000,
+  );
 });
 
 describe("nothing lingers", () => {
@@ -159,41 +175,52 @@ describe("nothing lingers", () => {
     },
   );
 
-  test("setsid cannot take a process out of the sandbox's PID namespace", async () => {
-    const marker = `300.${process.pid}${(Date.now() % 100_000) + 1}`;
-    const dir = await workspace();
-    const { result } = await runScripted(dir, TASK(), [
-      {
-        tool_calls: [
-          bash(`setsid nohup sleep ${marker} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started`),
-        ],
-      },
-      done,
-    ]);
-    expect(result.sandbox).toBe("sandboxed");
-    expect(processesWith(`sleep ${marker}`)).toEqual([]);
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "setsid cannot take a process out of the sandbox's PID namespace",
+    async () => {
+      const marker = `300.${process.pid}${(Date.now() % 100_000) + 1}`;
+      const dir = await workspace();
+      const { result } = await runScripted(dir, TASK(), [
+        {
+          tool_calls: [
+            bash(`setsid nohup sleep ${marker} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started`),
+          ],
+        },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe("a sandboxed command that times out takes everything it started with it", () => {
-  test("bash timeout: the command and its background children are gone", async () => {
-    const marker = `300.${process.pid}${(Date.now() % 100_000) + 2}`;
-    const dir = await workspace();
-    const { result, events } = await runScripted(dir, TASK(), [
-      {
-        tool_calls: [
-          {
-            name: "bash",
-            arguments: { command: `sleep ${marker} & setsid sleep ${marker} & sleep ${marker}`, timeout: 1 },
-          },
-        ],
-      },
-      done,
-    ]);
-    expect(result.sandbox).toBe("sandboxed");
-    expect(toolOutputs(events)[0]).toContain("timed out");
-    expect(processesWith(`sleep ${marker}`)).toEqual([]);
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "bash timeout: the command and its background children are gone",
+    async () => {
+      const marker = `300.${process.pid}${(Date.now() % 100_000) + 2}`;
+      const dir = await workspace();
+      const { result, events } = await runScripted(dir, TASK(), [
+        {
+          tool_calls: [
+            {
+              name: "bash",
+              arguments: {
+                command: `sleep ${marker} & setsid sleep ${marker} & sleep ${marker}`,
+                timeout: 1,
+              },
+            },
+          ],
+        },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      expect(toolOutputs(events)[0]).toContain("timed out");
+      expect(processesWith(`sleep ${marker}`)).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe("command hooks run in the same sandbox", () => {
@@ -214,25 +241,29 @@ describe("command hooks run in the same sandbox", () => {
     expect(existsSync(path.join(dir, "ran.txt"))).toBe(false);
   }, 60_000);
 
-  test("a before_stop hook sees no secret, cannot touch .git, reaches no listener", async () => {
-    const listener = await startListener();
-    try {
-      const dir = await workspace();
-      const hook = `echo "[$DEPLOY_NOTE][$CANARY_API_KEY]" > hook-env.txt; echo x > .git/hooks/from-hook; curl -s -m 3 http://127.0.0.1:${listener.port}/; true`;
-      const { result } = await runScripted(
-        dir,
-        TASK(`hooks:\n  before_stop:\n    - run: ${JSON.stringify(hook)}\n`),
-        [done],
-        { env: { ...process.env, DEPLOY_NOTE: "cnry-hook-plain", CANARY_API_KEY: "cnry-hook-key-1234" } },
-      );
-      expect(result.exitCode).toBe(0);
-      expect(await readFile(path.join(dir, "hook-env.txt"), "utf8")).toBe("[][]\n");
-      expect(existsSync(path.join(dir, ".git/hooks/from-hook"))).toBe(false);
-      expect(listener.bytes).toBe(0);
-    } finally {
-      await listener.close();
-    }
-  }, 60_000);
+  test.skipIf(NO_SANDBOX)(
+    "a before_stop hook sees no secret, cannot touch .git, reaches no listener",
+    async () => {
+      const listener = await startListener();
+      try {
+        const dir = await workspace();
+        const hook = `echo "[$DEPLOY_NOTE][$CANARY_API_KEY]" > hook-env.txt; echo x > .git/hooks/from-hook; curl -s -m 3 http://127.0.0.1:${listener.port}/; true`;
+        const { result } = await runScripted(
+          dir,
+          TASK(`hooks:\n  before_stop:\n    - run: ${JSON.stringify(hook)}\n`),
+          [done],
+          { env: { ...process.env, DEPLOY_NOTE: "cnry-hook-plain", CANARY_API_KEY: "cnry-hook-key-1234" } },
+        );
+        expect(result.exitCode).toBe(0);
+        expect(await readFile(path.join(dir, "hook-env.txt"), "utf8")).toBe("[][]\n");
+        expect(existsSync(path.join(dir, ".git/hooks/from-hook"))).toBe(false);
+        expect(listener.bytes).toBe(0);
+      } finally {
+        await listener.close();
+      }
+    },
+    60_000,
+  );
 });
 
 describe("unsandboxed fallbacks", () => {

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
 
@@ -77,33 +78,36 @@ afterAll(async () => {
   await rm(runnerFile, { force: true });
 });
 
-describe("secrets never reach the model from a sandboxed bash (CLI, real bubblewrap)", () => {
-  test("the run went through the attack and the model saw its output", () => {
-    expect(cli.code).toBe(0);
-    expect(mock.requests).toHaveLength(2);
-    const second = JSON.stringify(mock.requests[1]?.body);
-    expect(second).toContain("end");
-    expect(second).toContain("Read-only file system");
-  });
+describe.skipIf(NO_SANDBOX)(
+  "secrets never reach the model from a sandboxed bash (CLI, real bubblewrap)",
+  () => {
+    test("the run went through the attack and the model saw its output", () => {
+      expect(cli.code).toBe(0);
+      expect(mock.requests).toHaveLength(2);
+      const second = JSON.stringify(mock.requests[1]?.body);
+      expect(second).toContain("end");
+      expect(second).toContain("Read-only file system");
+    });
 
-  const secrets = [...Object.values(CANARIES), GIT_CANARY, "cnry-earlier-step-1234"];
-  test.for(secrets)("no form of %s in any request to the model", (secret) => {
-    const bodies = mock.requests.map((request) => JSON.stringify(request.body)).join("\n");
-    for (const form of [secret, reverse(secret), b64(secret)]) expect(bodies).not.toContain(form);
-  });
+    const secrets = [...Object.values(CANARIES), GIT_CANARY, "cnry-earlier-step-1234"];
+    test.for(secrets)("no form of %s in any request to the model", (secret) => {
+      const bodies = mock.requests.map((request) => JSON.stringify(request.body)).join("\n");
+      for (const form of [secret, reverse(secret), b64(secret)]) expect(bodies).not.toContain(form);
+    });
 
-  test.for(secrets)("no form of %s in the terminal or the output files", async (secret) => {
-    const out = path.join(dir, ".agent-run");
-    const files = await Promise.all(
-      ["patch.diff", "usage.json", "summary.md", "events.jsonl"].map((name) =>
-        readFile(path.join(out, name), "utf8"),
-      ),
-    );
-    const everything = [cli.stdout, cli.stderr, ...files].join("\n");
-    for (const form of [secret, reverse(secret)]) expect(everything).not.toContain(form);
-  });
+    test.for(secrets)("no form of %s in the terminal or the output files", async (secret) => {
+      const out = path.join(dir, ".agent-run");
+      const files = await Promise.all(
+        ["patch.diff", "usage.json", "summary.md", "events.jsonl"].map((name) =>
+          readFile(path.join(out, name), "utf8"),
+        ),
+      );
+      const everything = [cli.stdout, cli.stderr, ...files].join("\n");
+      for (const form of [secret, reverse(secret)]) expect(everything).not.toContain(form);
+    });
 
-  test("$GITHUB_ENV is neither named to the agent nor writable by it", async () => {
-    expect(await readFile(runnerFile, "utf8")).toBe("SECRET_FROM_EARLIER_STEP=cnry-earlier-step-1234\n");
-  });
-});
+    test("$GITHUB_ENV is neither named to the agent nor writable by it", async () => {
+      expect(await readFile(runnerFile, "utf8")).toBe("SECRET_FROM_EARLIER_STEP=cnry-earlier-step-1234\n");
+    });
+  },
+);

@@ -11,6 +11,7 @@ import { findGitCredentials, scrubGitConfig } from "../src/sandbox/git-credentia
 import { prepareSandbox } from "../src/sandbox/prepare.ts";
 import type { LoadedTask } from "../src/spec/types.ts";
 import { runProcess } from "../src/tools/process.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 
 const policy = (over: Partial<SandboxPolicy> = {}): SandboxPolicy => ({
@@ -114,83 +115,91 @@ describe("git credentials", () => {
     );
   });
 
-  test("a workspace in a subfolder of the checkout: the checkout's config is found and masked inside the sandbox", async () => {
-    const repo = await trustWorkspace(
-      { "sub/a.txt": "a\n" },
-      { extraheader: "AUTHORIZATION: basic c3ViZm9sZGVyLXRva2Vu" },
-    );
-    dirs.push(repo);
-    const sub = path.join(repo, "sub");
-    const found = await findGitCredentials(sub);
-    expect(found.map((config) => config.file)).toContain(path.join(repo, ".git", "config"));
-    expect(found.flatMap((config) => config.secrets)).toContain("c3ViZm9sZGVyLXRva2Vu");
+  test.skipIf(NO_SANDBOX)(
+    "a workspace in a subfolder of the checkout: the checkout's config is found and masked inside the sandbox",
+    async () => {
+      const repo = await trustWorkspace(
+        { "sub/a.txt": "a\n" },
+        { extraheader: "AUTHORIZATION: basic c3ViZm9sZGVyLXRva2Vu" },
+      );
+      dirs.push(repo);
+      const sub = path.join(repo, "sub");
+      const found = await findGitCredentials(sub);
+      expect(found.map((config) => config.file)).toContain(path.join(repo, ".git", "config"));
+      expect(found.flatMap((config) => config.secrets)).toContain("c3ViZm9sZGVyLXRva2Vu");
 
-    const support = await detectSandbox();
-    expect(support.available).toBe(true);
-    const sandbox = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace: sub,
-      protectedGlobs: [],
-      env: process.env,
-    });
-    try {
-      expect(sandbox.gitSecrets).toContain("c3ViZm9sZGVyLXRva2Vu");
-      const command = sandbox.wrapCommand({
-        file: "bash",
-        args: ["-c", "git config --get-regexp extraheader; cat ../.git/config"],
-        cwd: sub,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      const support = await detectSandbox();
+      expect(support.available).toBe(true);
+      const sandbox = await prepareSandbox({
+        bwrapPath: support.bwrapPath,
+        workspace: sub,
+        protectedGlobs: [],
+        env: process.env,
       });
-      const result = await runProcess(command.file, command.args, {
-        cwd: sub,
-        env: command.env,
-        extendEnv: false,
-      });
-      expect(result.stdout).toContain("removed by agent-run's sandbox");
-      expect(result.stdout).not.toContain("c3ViZm9sZGVyLXRva2Vu");
-    } finally {
-      await sandbox.dispose();
-    }
-  }, 30_000);
+      try {
+        expect(sandbox.gitSecrets).toContain("c3ViZm9sZGVyLXRva2Vu");
+        const command = sandbox.wrapCommand({
+          file: "bash",
+          args: ["-c", "git config --get-regexp extraheader; cat ../.git/config"],
+          cwd: sub,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        });
+        const result = await runProcess(command.file, command.args, {
+          cwd: sub,
+          env: command.env,
+          extendEnv: false,
+        });
+        expect(result.stdout).toContain("removed by agent-run's sandbox");
+        expect(result.stdout).not.toContain("c3ViZm9sZGVyLXRva2Vu");
+      } finally {
+        await sandbox.dispose();
+      }
+    },
+    30_000,
+  );
 
-  test("a worktree (.git is a file): the common config is found and masked inside the sandbox", async () => {
-    const main = await trustWorkspace(
-      { "a.txt": "a\n" },
-      { extraheader: "AUTHORIZATION: basic Y25yeS13b3JrdHJlZQ==" },
-    );
-    const tree = path.join(await mkdtemp(path.join(os.tmpdir(), "agent-run-wt-")), "wt");
-    dirs.push(main, path.dirname(tree));
-    execFileSync("git", ["worktree", "add", "-q", tree], { cwd: main });
-    const found = await findGitCredentials(tree);
-    expect(found.map((config) => config.file)).toContain(path.join(main, ".git", "config"));
+  test.skipIf(NO_SANDBOX)(
+    "a worktree (.git is a file): the common config is found and masked inside the sandbox",
+    async () => {
+      const main = await trustWorkspace(
+        { "a.txt": "a\n" },
+        { extraheader: "AUTHORIZATION: basic Y25yeS13b3JrdHJlZQ==" },
+      );
+      const tree = path.join(await mkdtemp(path.join(os.tmpdir(), "agent-run-wt-")), "wt");
+      dirs.push(main, path.dirname(tree));
+      execFileSync("git", ["worktree", "add", "-q", tree], { cwd: main });
+      const found = await findGitCredentials(tree);
+      expect(found.map((config) => config.file)).toContain(path.join(main, ".git", "config"));
 
-    const support = await detectSandbox();
-    expect(support.available).toBe(true);
-    const sandbox = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace: tree,
-      protectedGlobs: protectedPaths({ ...task(), file: "" }, tree, path.join(tree, ".agent-run")),
-      env: process.env,
-    });
-    try {
-      const command = sandbox.wrapCommand({
-        file: "bash",
-        args: ["-c", "git config --get-regexp extraheader; echo x > .git; echo rc=$?"],
-        cwd: tree,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      const support = await detectSandbox();
+      expect(support.available).toBe(true);
+      const sandbox = await prepareSandbox({
+        bwrapPath: support.bwrapPath,
+        workspace: tree,
+        protectedGlobs: protectedPaths({ ...task(), file: "" }, tree, path.join(tree, ".agent-run")),
+        env: process.env,
       });
-      const result = await runProcess(command.file, command.args, {
-        cwd: tree,
-        env: command.env,
-        extendEnv: false,
-      });
-      expect(result.stdout).not.toContain("Y25yeS13b3JrdHJlZQ==");
-      expect(result.stdout).toContain("rc=1");
-      expect(result.stderr).toContain("Read-only file system");
-    } finally {
-      await sandbox.dispose();
-    }
-  }, 30_000);
+      try {
+        const command = sandbox.wrapCommand({
+          file: "bash",
+          args: ["-c", "git config --get-regexp extraheader; echo x > .git; echo rc=$?"],
+          cwd: tree,
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        });
+        const result = await runProcess(command.file, command.args, {
+          cwd: tree,
+          env: command.env,
+          extendEnv: false,
+        });
+        expect(result.stdout).not.toContain("Y25yeS13b3JrdHJlZQ==");
+        expect(result.stdout).toContain("rc=1");
+        expect(result.stderr).toContain("Read-only file system");
+      } finally {
+        await sandbox.dispose();
+      }
+    },
+    30_000,
+  );
 });
 
 describe("protected globs", () => {
@@ -231,61 +240,65 @@ describe("protected globs", () => {
 });
 
 describe("programs on the PATH under a hidden folder", () => {
-  test("a project under /tmp keeps its node_modules/.bin programs inside the sandbox, read-only", async () => {
-    const project = await mkdtemp(path.join(os.tmpdir(), "agent-run-proj-"));
-    const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-ws-"));
-    dirs.push(project, workspace);
-    const bin = path.join(project, "node_modules", ".bin");
-    await mkdir(path.join(project, "node_modules", "hello"), { recursive: true });
-    await mkdir(bin, { recursive: true });
-    await writeFile(
-      path.join(project, "node_modules", "hello", "run.sh"),
-      "#!/bin/sh\necho hello from $0\n",
-      {
-        mode: 0o755,
-      },
-    );
-    await symlink("../hello/run.sh", path.join(bin, "hello"));
-    const PATH = `${bin}:/usr/bin:/bin`;
+  test.skipIf(NO_SANDBOX)(
+    "a project under /tmp keeps its node_modules/.bin programs inside the sandbox, read-only",
+    async () => {
+      const project = await mkdtemp(path.join(os.tmpdir(), "agent-run-proj-"));
+      const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-ws-"));
+      dirs.push(project, workspace);
+      const bin = path.join(project, "node_modules", ".bin");
+      await mkdir(path.join(project, "node_modules", "hello"), { recursive: true });
+      await mkdir(bin, { recursive: true });
+      await writeFile(
+        path.join(project, "node_modules", "hello", "run.sh"),
+        "#!/bin/sh\necho hello from $0\n",
+        {
+          mode: 0o755,
+        },
+      );
+      await symlink("../hello/run.sh", path.join(bin, "hello"));
+      const PATH = `${bin}:/usr/bin:/bin`;
 
-    const support = await detectSandbox();
-    expect(support.available).toBe(true);
-    const sandbox = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace,
-      protectedGlobs: [],
-      env: { ...process.env, PATH },
-    });
-    try {
-      expect(sandbox.policy.reveal).toEqual([path.join(await realpath(project), "node_modules")]);
-      const command = sandbox.wrapCommand({
-        file: "bash",
-        args: ["-c", 'hello; touch "$(dirname "$(command -v hello)")/x" 2>/dev/null || echo read-only'],
-        cwd: workspace,
-        env: { PATH },
+      const support = await detectSandbox();
+      expect(support.available).toBe(true);
+      const sandbox = await prepareSandbox({
+        bwrapPath: support.bwrapPath,
+        workspace,
+        protectedGlobs: [],
+        env: { ...process.env, PATH },
       });
-      const result = await runProcess(command.file, command.args, {
-        cwd: workspace,
-        env: command.env,
-        extendEnv: false,
-      });
-      expect(result.stdout).toContain("hello from");
-      expect(result.stdout).toContain("read-only");
-      // The rest of /tmp stays hidden.
-      const peek = sandbox.wrapCommand({
-        file: "bash",
-        args: ["-c", `ls ${project}`],
-        cwd: workspace,
-        env: { PATH },
-      });
-      const listing = await runProcess(peek.file, peek.args, {
-        cwd: workspace,
-        env: peek.env,
-        extendEnv: false,
-      });
-      expect(listing.stdout.trim()).toBe("node_modules");
-    } finally {
-      await sandbox.dispose();
-    }
-  }, 30_000);
+      try {
+        expect(sandbox.policy.reveal).toEqual([path.join(await realpath(project), "node_modules")]);
+        const command = sandbox.wrapCommand({
+          file: "bash",
+          args: ["-c", 'hello; touch "$(dirname "$(command -v hello)")/x" 2>/dev/null || echo read-only'],
+          cwd: workspace,
+          env: { PATH },
+        });
+        const result = await runProcess(command.file, command.args, {
+          cwd: workspace,
+          env: command.env,
+          extendEnv: false,
+        });
+        expect(result.stdout).toContain("hello from");
+        expect(result.stdout).toContain("read-only");
+        // The rest of /tmp stays hidden.
+        const peek = sandbox.wrapCommand({
+          file: "bash",
+          args: ["-c", `ls ${project}`],
+          cwd: workspace,
+          env: { PATH },
+        });
+        const listing = await runProcess(peek.file, peek.args, {
+          cwd: workspace,
+          env: peek.env,
+          extendEnv: false,
+        });
+        expect(listing.stdout.trim()).toBe("node_modules");
+      } finally {
+        await sandbox.dispose();
+      }
+    },
+    30_000,
+  );
 });

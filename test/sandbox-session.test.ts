@@ -7,6 +7,7 @@ import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { createSandboxSession, detectSandbox, prepareSandbox, sandboxEnv } from "../src/sandbox/index.ts";
 import { parseTask } from "../src/spec/index.ts";
 import { createBashTool, runProcess } from "../src/tools/index.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { processesWith, runScripted, toolOutputs, trustWorkspace } from "./helpers/trust.ts";
 
 const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: session\ntools: [bash, read]\n";
@@ -63,7 +64,7 @@ async function sandboxed(options: { withSession?: boolean } = {}) {
   return { dir, sandbox, call, warnings };
 }
 
-describe("one sandbox session per run for bash", () => {
+describe.skipIf(NO_SANDBOX)("one sandbox session per run for bash", () => {
   test("two calls of a run share it: a file written to /tmp by call 1 is read by call 2", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
@@ -191,7 +192,7 @@ async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
   while (!check() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
-describe("a session that cannot start", () => {
+describe.skipIf(NO_SANDBOX)("a session that cannot start", () => {
   test("every call runs in a sandbox of its own, and the reason is reported once", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
     const support = await detectSandbox();
