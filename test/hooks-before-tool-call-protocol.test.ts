@@ -2,10 +2,10 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AssistantMessage, BeforeToolCallContext } from "../src/core/index.ts";
-import { emptyUsage } from "../src/core/index.ts";
+import type { BeforeToolCallContext } from "../src/core/index.ts";
 import { createHooks, type HookEvent } from "../src/hooks/index.ts";
 import { parseTask } from "../src/spec/index.ts";
+import { beforeToolCallContext } from "./helpers/hook-context.ts";
 
 let workspace: string;
 beforeAll(async () => {
@@ -36,21 +36,7 @@ function hooksFor(rules: string, env: NodeJS.ProcessEnv = { PATH: process.env.PA
 }
 
 function ctx(name: string, args: Record<string, unknown>): BeforeToolCallContext {
-  const assistantMessage: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    provider: "anthropic",
-    model: "m",
-    usage: emptyUsage(),
-    stopReason: "toolUse",
-    timestamp: 0,
-  };
-  return {
-    assistantMessage,
-    toolCall: { type: "toolCall", id: "call_7", name, arguments: args },
-    args,
-    context: { systemPrompt: "", messages: [], tools: [] },
-  };
+  return beforeToolCallContext(name, args, "call_7");
 }
 
 async function script(name: string, body: string): Promise<string> {

@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AssistantMessage, BeforeToolCallContext } from "../src/core/index.ts";
-import { emptyUsage } from "../src/core/index.ts";
+import type { BeforeToolCallContext } from "../src/core/index.ts";
 import { createHooks } from "../src/hooks/index.ts";
 import { callPaths } from "../src/hooks/match.ts";
 import { parseTask } from "../src/spec/index.ts";
 import { createWorkspace } from "../src/tools/workspace-path.ts";
+import { beforeToolCallContext } from "./helpers/hook-context.ts";
 
 let workspace: string;
 let outside: string;
@@ -39,21 +39,7 @@ function hooksFor(rules: string) {
 }
 
 function ctx(name: string, args: Record<string, unknown>): BeforeToolCallContext {
-  const assistantMessage: AssistantMessage = {
-    role: "assistant",
-    content: [],
-    provider: "anthropic",
-    model: "m",
-    usage: emptyUsage(),
-    stopReason: "toolUse",
-    timestamp: 0,
-  };
-  return {
-    assistantMessage,
-    toolCall: { type: "toolCall", id: "call_1", name, arguments: args },
-    args,
-    context: { systemPrompt: "", messages: [], tools: [] },
-  };
+  return beforeToolCallContext(name, args, "call_1");
 }
 
 const blocked = { block: true, reason: "lock files are generated" };

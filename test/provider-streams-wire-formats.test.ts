@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from "vitest";
-import { z } from "zod";
-import type { AgentMessage, AnyAgentTool, Model } from "../src/core/types.ts";
+import type { AgentMessage, Model } from "../src/core/types.ts";
 import { createProvider } from "../src/providers/index.ts";
-import { collect, mockEnv, streamRequest } from "./mock-llm/collect.ts";
+import { collect, mockEnv, readTool, streamRequest } from "./mock-llm/collect.ts";
 import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
 
 let mock: MockLlm | undefined;
@@ -10,14 +9,6 @@ afterEach(async () => {
   await mock?.close();
   mock = undefined;
 });
-
-const readTool: AnyAgentTool = {
-  name: "read",
-  label: "Read",
-  description: "Read a file",
-  parameters: z.object({ path: z.string() }),
-  execute: async () => ({ content: [{ type: "text", text: "" }], details: {} }),
-};
 
 const cases = [
   {

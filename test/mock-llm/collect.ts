@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { AssistantMessageEvent, StreamRequest } from "../../src/core/provider.ts";
 import type {
   AgentMessage,
@@ -51,3 +52,12 @@ export function mockEnv(url: string): NodeJS.ProcessEnv {
     OPENAI_BASE_URL: `${url}/v1`,
   };
 }
+
+/** A `read` tool that only has to be offered to the model (providers never run tools). */
+export const readTool: AnyAgentTool = {
+  name: "read",
+  label: "Read",
+  description: "Read a file",
+  parameters: z.object({ path: z.string() }),
+  execute: async () => ({ content: [{ type: "text", text: "" }], details: {} }),
+};
