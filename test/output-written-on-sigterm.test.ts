@@ -5,7 +5,7 @@ import { expect, test } from "vitest";
 import { copyWithoutGit, gitRepo, tempDir } from "./output-helpers.ts";
 
 const outputModule = path.resolve("src/output/index.ts");
-const processModule = path.resolve("src/tools/process.ts");
+const processModule = path.resolve("src/system/process.ts");
 
 /**
  * A stand-in for the runner: snapshot, live events, one tool (a child process group) that changes

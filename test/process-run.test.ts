@@ -2,7 +2,7 @@ import { mkdtemp, open, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
-import { runProcess } from "../src/tools/process.ts";
+import { runProcess } from "../src/system/process.ts";
 import { isRunning } from "./tools-support.ts";
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {

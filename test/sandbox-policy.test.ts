@@ -10,7 +10,7 @@ import { detectSandbox } from "../src/sandbox/detect.ts";
 import { findGitCredentials, scrubGitConfig } from "../src/sandbox/git-credentials.ts";
 import { prepareSandbox } from "../src/sandbox/prepare.ts";
 import type { LoadedTask } from "../src/spec/types.ts";
-import { runProcess } from "../src/tools/process.ts";
+import { runProcess } from "../src/system/process.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 

@@ -26,7 +26,7 @@ export interface PrereqOps {
 export function realPrereqOps(env: NodeJS.ProcessEnv = process.env): PrereqOps {
   return {
     async exec(file, args) {
-      const { runProcess } = await import("../tools/process.ts");
+      const { runProcess } = await import("../system/process.ts");
       const result = await runProcess(file, args, { cwd: "/", timeoutMs: 300_000 });
       return { exitCode: result.exitCode, stderr: result.stderr.trim().split("\n").at(-1) ?? "" };
     },

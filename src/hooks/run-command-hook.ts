@@ -1,10 +1,10 @@
 import type { AgentToolResult } from "../core/types.ts";
 import { formatDuration } from "../spec/duration.ts";
 import { renderTemplate, type TemplatePart } from "../spec/template.ts";
-import { scrubEnv } from "../tools/env.ts";
-import { defaultElisionMarker } from "../tools/head-tail-buffer.ts";
-import { type ProcessResult, runProcess } from "../tools/process.ts";
-import { truncateHeadTail } from "../tools/truncate.ts";
+import { scrubEnv } from "../system/env.ts";
+import { defaultElisionMarker } from "../system/head-tail-buffer.ts";
+import { type ProcessResult, runProcess } from "../system/process.ts";
+import { truncateHeadTail } from "../system/truncate.ts";
 import type { HookEvent, HookOutcome, HookPoint } from "./events.ts";
 import { callPath, stringArg } from "./match.ts";
 

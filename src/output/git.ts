@@ -3,7 +3,7 @@
  * config, no user excludes file, no inherited `GIT_*` variables, a fixed identity and locale, so the
  * patch does not depend on who runs it or where.
  */
-import { runProcess } from "../tools/process.ts";
+import { runProcess } from "../system/process.ts";
 
 /** Bytes of git stdout/stderr kept in memory. Patches are streamed to a file, so this bounds only listings. */
 export const GIT_MAX_BUFFER = 256 * 1024 * 1024;

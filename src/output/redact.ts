@@ -5,7 +5,7 @@
  * line of a multi-line secret on its own. All forms are matched by one combined regular expression,
  * longest first, so a long text is scanned once whatever the number of secrets.
  */
-import { isSecretName } from "../tools/env.ts";
+import { isSecretName } from "../system/env.ts";
 
 /** What a secret is replaced with. */
 export const REDACTED = "***";
@@ -30,7 +30,7 @@ export interface RedactorOptions {
 
 /**
  * Whether an environment variable name looks like it holds a credential: the same rule that scrubs
- * the bash child's environment (`isSecretName`, src/tools/env.ts), so whatever the tools hide from
+ * the bash child's environment (`isSecretName`, src/system/env.ts), so whatever the tools hide from
  * the model's commands every output hides too.
  */
 export const isCredentialName: (name: string) => boolean = isSecretName;

@@ -5,7 +5,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
-import { runProcess } from "../tools/process.ts";
+import { runProcess } from "../system/process.ts";
 
 /** The answer of `detectSandbox`. */
 export interface SandboxSupport {

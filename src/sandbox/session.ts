@@ -22,7 +22,7 @@ import { fchmodSync, mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
-import type { ProcessResult, RunProcessOptions, runProcess } from "../tools/process.ts";
+import type { ProcessResult, RunProcessOptions, runProcess } from "../system/process.ts";
 import { bubblewrapArgs, isInside, type SandboxPolicy } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE } from "./exec-server.ts";
 

@@ -3,7 +3,7 @@ import { access, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { priceFor } from "../providers/pricing.ts";
-import { isSecretName } from "../tools/env.ts";
+import { isSecretName } from "../system/env.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
 import { positionAt, type SourceMap } from "./positions.ts";
 import type { CommandTemplate, LoadedTask } from "./types.ts";

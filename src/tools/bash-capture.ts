@@ -5,9 +5,10 @@
  * (bash-output.ts). Either way `onView` gets the output so far while the command runs, at most
  * every `OUTPUT_UPDATE_INTERVAL_MS`, and the final view comes back with the process result.
  */
+
+import type { ProcessResult, RunProcessOptions, runProcess } from "../system/process.ts";
 import { type BashOutputView, createBashOutput } from "./bash-output.ts";
 import { createOutputFile, type OutputFile } from "./bash-output-file.ts";
-import type { ProcessResult, RunProcessOptions, runProcess } from "./process.ts";
 
 /** Milliseconds between two live views of a running command's output: 250. */
 export const OUTPUT_UPDATE_INTERVAL_MS = 250;

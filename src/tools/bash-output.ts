@@ -10,8 +10,8 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { createHeadTailBuffer } from "./head-tail-buffer.ts";
-import { type TruncationResult, truncateHeadTailParts } from "./truncate.ts";
+import { createHeadTailBuffer } from "../system/head-tail-buffer.ts";
+import { type TruncationResult, truncateHeadTailParts } from "../system/truncate.ts";
 
 export interface BashOutputOptions {
   maxLines: number;

@@ -1,11 +1,16 @@
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts";
+import { scrubEnv } from "../system/env.ts";
+import { runProcess } from "../system/process.ts";
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  formatSize,
+  type TruncationResult,
+} from "../system/truncate.ts";
 import { runCaptured } from "./bash-capture.ts";
 import { checkCommand } from "./command-policy.ts";
-import { scrubEnv } from "./env.ts";
-import { runProcess } from "./process.ts";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 /** Default bash timeout: 120000 ms. */

@@ -1,11 +1,11 @@
 import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
+import { truncateHead } from "../system/truncate.ts";
 import { exactBytesEdit } from "./edit-bytes.ts";
 import { diffEdit, type EditDiff } from "./edit-diff.ts";
 import { findMatches, lineOf, nearestCandidates } from "./edit-match.ts";
 import { createProtectedPathCheck } from "./protected-paths.ts";
-import { truncateHead } from "./truncate.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 /** File access of the edit tool, swappable in tests. */

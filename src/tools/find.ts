@@ -2,7 +2,12 @@ import { relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "./truncate.ts";
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  type TruncationResult,
+  truncateHead,
+} from "../system/truncate.ts";
 import { walkFiles } from "./walk-files.ts";
 import { createWorkspace } from "./workspace-path.ts";
 

@@ -1,4 +1,35 @@
 export {
+  isSecretName,
+  type ScrubbedEnv,
+  type ScrubEnvOptions,
+  SECRET_NAME_PATTERNS,
+  scrubEnv,
+} from "../system/env.ts";
+export { createHeadTailBuffer, type HeadTailBuffer } from "../system/head-tail-buffer.ts";
+export {
+  DEFAULT_KILL_GRACE_MS,
+  DEFAULT_PROCESS_MAX_BUFFER,
+  type ProcessResult,
+  type RunProcessOptions,
+  runProcess,
+  signalGroup,
+} from "../system/process.ts";
+export {
+  countLines,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINE_CHARS,
+  DEFAULT_MAX_LINES,
+  formatSize,
+  type HeadTailSource,
+  type TruncationOptions,
+  type TruncationResult,
+  truncateHead,
+  truncateHeadTail,
+  truncateHeadTailParts,
+  truncateLine,
+  truncateTail,
+} from "../system/truncate.ts";
+export {
   type BashExecution,
   type BashOperations,
   type BashPrepare,
@@ -22,13 +53,6 @@ export {
 } from "./edit.ts";
 export { diffEdit, type EditDiff } from "./edit-diff.ts";
 export {
-  isSecretName,
-  type ScrubbedEnv,
-  type ScrubEnvOptions,
-  SECRET_NAME_PATTERNS,
-  scrubEnv,
-} from "./env.ts";
-export {
   createFindTool,
   type FindToolDetails,
   type FindToolInput,
@@ -42,7 +66,6 @@ export {
   type GrepToolOptions,
   grepParameters,
 } from "./grep.ts";
-export { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
 export {
   createLsTool,
   type LsToolDetails,
@@ -50,14 +73,6 @@ export {
   type LsToolOptions,
   lsParameters,
 } from "./ls.ts";
-export {
-  DEFAULT_KILL_GRACE_MS,
-  DEFAULT_PROCESS_MAX_BUFFER,
-  type ProcessResult,
-  type RunProcessOptions,
-  runProcess,
-  signalGroup,
-} from "./process.ts";
 export {
   createReadTool,
   type ReadFileHandle,
@@ -69,21 +84,6 @@ export {
   type ReadToolOptions,
   readParameters,
 } from "./read.ts";
-export {
-  countLines,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_LINE_CHARS,
-  DEFAULT_MAX_LINES,
-  formatSize,
-  type HeadTailSource,
-  type TruncationOptions,
-  type TruncationResult,
-  truncateHead,
-  truncateHeadTail,
-  truncateHeadTailParts,
-  truncateLine,
-  truncateTail,
-} from "./truncate.ts";
 export { createWorkspace, type ResolvedPath, type Workspace, WorkspacePathError } from "./workspace-path.ts";
 export {
   createWriteTool,

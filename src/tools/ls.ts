@@ -1,7 +1,12 @@
 import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, type TruncationResult, truncateHead } from "./truncate.ts";
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINES,
+  type TruncationResult,
+  truncateHead,
+} from "../system/truncate.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 export interface LsToolOptions {

@@ -1,8 +1,13 @@
 import { open } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool, ImageContent, TextContent } from "../core/types.ts";
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_LINE_CHARS,
+  DEFAULT_MAX_LINES,
+  formatSize,
+} from "../system/truncate.ts";
 import { detectImageMimeType, type ImageMimeType, looksBinary } from "./file-kind.ts";
-import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_CHARS, DEFAULT_MAX_LINES, formatSize } from "./truncate.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 /** The part of a file handle the read tool uses (node's FileHandle fits). */
