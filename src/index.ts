@@ -21,7 +21,6 @@ export {
 export {
   createGithubRenderer,
   createTextRenderer,
-  EXIT,
   escapeWorkflowCommandText,
   type RunEvent,
   type RunResult,

@@ -6,6 +6,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AnnotationProperties } from "@actions/core";
 import { isMap, LineCounter, parseDocument } from "yaml";
+import { exitCodeOf } from "../core/errors.ts";
 import type { ActionRunResult } from "./runner-types.ts";
 
 export interface Annotation {
@@ -73,18 +74,9 @@ export function errorAnnotations(error: unknown, workspace: string): Annotation[
   ];
 }
 
-/**
- * DESIGN §4 for an error thrown before the run: 2 for a spec or usage error (a `RunSetupError`: the
- * workspace is missing, a sandbox that must run cannot start; a `ProviderConfigError`: a missing
- * API key, a bad replay file), else 4.
- */
+/** DESIGN §4 for an error thrown before the run: its kind's code (2 for usage), else 4. */
 export function errorExitCode(error: unknown): number {
-  const record = typeof error === "object" && error !== null ? (error as Record<string, unknown>) : {};
-  if (typeof record.exitCode === "number") return record.exitCode;
-  if (typeof record.code === "string" && record.code.startsWith("spec_")) return 2;
-  // Configuration found wrong before the run (a missing API key, a bad replay file): the CLI's 2.
-  if (record.name === "RunSetupError" || record.name === "ProviderConfigError") return 2;
-  return 4;
+  return exitCodeOf(error);
 }
 
 function position(where: Record<string, unknown>, workspace: string): AnnotationProperties {

@@ -3,6 +3,7 @@
  * instead of setting `INPUT_*` variables; the default is `@actions/core`'s reader.
  */
 import * as core from "@actions/core";
+import { AgentRunError } from "../core/errors.ts";
 import { parseAllowedBots } from "./trigger-trust.ts";
 
 /** `comment` input: "true" always posts, "false" never, "on-change" only when the patch is not empty. */
@@ -33,11 +34,10 @@ export interface ActionInputs {
 }
 
 /** A bad input value. `input` is its name as written in action.yml. */
-export class ActionInputError extends Error {
-  readonly code = "ACTION_INPUT";
+export class ActionInputError extends AgentRunError {
   readonly input: string;
   constructor(input: string, message: string) {
-    super(`input '${input}': ${message}`);
+    super("usage", "action_input", `input '${input}': ${message}`);
     this.name = "ActionInputError";
     this.input = input;
   }

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { AgentRunError } from "../core/errors.ts";
 import { parseDuration } from "../spec/duration.ts";
 
 export type CliCommand =
@@ -23,8 +24,11 @@ export type CliCommand =
     };
 
 /** A command-line mistake: printed with the usage hint, exit code 2. */
-export class UsageError extends Error {
-  readonly code = "usage";
+export class UsageError extends AgentRunError {
+  constructor(message: string) {
+    super("usage", "usage", message);
+    this.name = "UsageError";
+  }
 }
 
 export const HELP = `agent-run: run an LLM coding agent headless, from a YAML task spec.

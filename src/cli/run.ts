@@ -1,9 +1,7 @@
-import { errorText } from "../core/validate.ts";
-import { ProviderConfigError } from "../providers/index.ts";
+import { EXIT, errorText, exitCodeOf, isAgentRunError } from "../core/errors.ts";
 import type { CompactRunEvent } from "../run/compact-event.ts";
 import { createTextRenderer, type TextRenderMode } from "../run/render-text.ts";
 import { runTask } from "../run/run-task.ts";
-import { EXIT, RunSetupError } from "../run/types.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
 import type { CliCommand } from "./args.ts";
 
@@ -56,14 +54,12 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   } catch (error) {
     if (error instanceof SpecError) {
       stderr(`${formatSpecProblems(error.problems, { color: useColor() })}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof ProviderConfigError || error instanceof RunSetupError) {
+    } else if (isAgentRunError(error)) {
       stderr(`agent-run: ${error.message}\n`);
-      return EXIT.usage;
+    } else {
+      stderr(`agent-run: internal error: ${errorText(error)}\n`);
     }
-    stderr(`agent-run: internal error: ${errorText(error)}\n`);
-    return EXIT.error;
+    return exitCodeOf(error);
   } finally {
     clearTimeout(forced);
     process.off("SIGINT", sigint);

@@ -1,3 +1,4 @@
+import { errorText } from "./errors.ts";
 import type { AgentEvent, AgentRunOutcome } from "./events.ts";
 import { executeToolCalls } from "./execute-tools.ts";
 import type { StreamFunction } from "./provider.ts";
@@ -21,7 +22,6 @@ import type {
   UserMessage,
 } from "./types.ts";
 import { addUsage, emptyUsage } from "./usage.ts";
-import { errorText } from "./validate.ts";
 
 /** The mutable state one loop works on; `Agent` owns it and exposes it as `agent.state`. */
 export interface LoopState {

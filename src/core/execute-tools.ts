@@ -1,3 +1,4 @@
+import { errorText } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
 import type {
   AfterToolCallHook,
@@ -10,7 +11,7 @@ import type {
   ToolExecutionMode,
   ToolResultMessage,
 } from "./types.ts";
-import { errorText, validateToolArguments } from "./validate.ts";
+import { validateToolArguments } from "./validate.ts";
 
 export interface ExecuteToolsOptions {
   assistantMessage: AssistantMessage;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorText } from "./errors.ts";
 import type { AnyAgentTool, JsonSchema, ToolParameters } from "./types.ts";
 
 function isZodSchema(parameters: ToolParameters): parameters is z.ZodType {
@@ -57,11 +58,6 @@ export function validateToolArguments(tool: AnyAgentTool, args: unknown): Valida
     ok: false,
     message: `Invalid arguments for tool "${tool.name}":\n${lines.join("\n")}\nReceived: ${safeJson(args)}`,
   };
-}
-
-export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
 
 function safeJson(value: unknown): string {

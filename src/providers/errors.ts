@@ -1,3 +1,5 @@
+import { AgentRunError } from "../core/errors.ts";
+
 /** Why a provider could not be configured. Stable: callers branch on `code`, never on the message. */
 export type ProviderConfigErrorCode =
   | "bad_model_ref"
@@ -11,12 +13,8 @@ export type ProviderConfigErrorCode =
  * unreadable replay file). The runner maps it to exit code 2 or 4 as it sees fit; `shortMessage`
  * is one line for annotations, `message` the full text.
  */
-export class ProviderConfigError extends Error {
-  override readonly name = "ProviderConfigError";
-  readonly code: ProviderConfigErrorCode;
-  readonly shortMessage: string;
-  /** Set for replay files: where the problem is. Lines and columns are 1-based. */
-  readonly location: { file: string; line: number; column: number } | undefined;
+export class ProviderConfigError extends AgentRunError {
+  declare readonly code: ProviderConfigErrorCode;
 
   constructor(
     code: ProviderConfigErrorCode,
@@ -30,9 +28,11 @@ export class ProviderConfigError extends Error {
     const where = options.location
       ? `${options.location.file}:${options.location.line}:${options.location.column}: `
       : "";
-    super(`${where}${shortMessage}${options.detail ? `\n${options.detail}` : ""}`, { cause: options.cause });
-    this.code = code;
-    this.shortMessage = `${where}${shortMessage}`;
-    this.location = options.location;
+    super("usage", code, `${where}${shortMessage}${options.detail ? `\n${options.detail}` : ""}`, {
+      shortMessage: `${where}${shortMessage}`,
+      ...(options.location && { location: options.location }),
+      cause: options.cause,
+    });
+    this.name = "ProviderConfigError";
   }
 }

@@ -1,10 +1,10 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Agent } from "../core/agent.ts";
+import { errorText } from "../core/errors.ts";
 import type { AgentRunOutcome } from "../core/events.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
-import { errorText } from "../core/validate.ts";
 import { createHooks } from "../hooks/index.ts";
 import type { WorkspaceDiff } from "../output/index.ts";
 import {

@@ -1,3 +1,4 @@
+import { AgentRunError } from "../core/errors.ts";
 import type { AgentEvent } from "../core/events.ts";
 import type { HookEvent } from "../hooks/index.ts";
 import type { Conclusion, RunRecord } from "../output/types.ts";
@@ -84,16 +85,8 @@ export interface RunResult {
   sandbox: "sandboxed" | "unsandboxed" | "none";
 }
 
-/** Exit codes of DESIGN §4. */
-export const EXIT = {
-  success: 0,
-  failure: 1,
-  usage: 2,
-  limit: 3,
-  error: 4,
-  sigint: 130,
-  sigterm: 143,
-} as const;
+/** Exit codes of DESIGN §4 (defined with the error family in core/errors.ts). */
+export { EXIT } from "../core/errors.ts";
 
 /** Why a run could not start. */
 export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable" | "outputs_dir_invalid";
@@ -102,14 +95,11 @@ export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable" | "o
  * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage
  * error, exit code 2, nothing written.
  */
-export class RunSetupError extends Error {
-  override readonly name = "RunSetupError";
-  readonly code: RunSetupErrorCode;
-  readonly shortMessage: string;
+export class RunSetupError extends AgentRunError {
+  declare readonly code: RunSetupErrorCode;
 
-  constructor(code: RunSetupErrorCode, message: string) {
-    super(message);
-    this.code = code;
-    this.shortMessage = message;
+  constructor(code: RunSetupErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super("usage", code, message, { shortMessage: message, cause: options.cause });
+    this.name = "RunSetupError";
   }
 }

@@ -1,3 +1,5 @@
+import { AgentRunError } from "../core/errors.ts";
+
 /**
  * One problem in a task file. `line` and `column` are 1-based; both are 0 when the problem is not
  * in the file (a command-line override such as `--var`), and `file` then names the flag.
@@ -19,10 +21,9 @@ export type SpecErrorCode = "spec_invalid" | "spec_not_found" | "spec_unreadable
  * A task file that cannot be run. Carries every problem found, not just the first. `shortMessage`
  * is one line; `message` lists every problem, positioned (`task.yml:3:5 tools[0]: …`).
  */
-export class SpecError extends Error {
-  readonly code: SpecErrorCode;
+export class SpecError extends AgentRunError {
+  declare readonly code: SpecErrorCode;
   readonly problems: SpecProblem[];
-  readonly shortMessage: string;
 
   /** `problems` are kept sorted by file, line and column. */
   constructor(code: SpecErrorCode, problems: SpecProblem[], options?: { cause?: unknown }) {
@@ -32,11 +33,14 @@ export class SpecError extends Error {
       problems.length === 1 && first
         ? formatSpecProblems([first])
         : `${first?.file ?? "task"}: ${problems.length} problems in the task spec`;
-    super(formatSpecProblems(problems), options);
+    super("usage", code, formatSpecProblems(problems), {
+      shortMessage,
+      ...(first &&
+        first.line > 0 && { location: { file: first.file, line: first.line, column: first.column } }),
+      ...(options?.cause !== undefined && { cause: options.cause }),
+    });
     this.name = "SpecError";
-    this.code = code;
     this.problems = problems;
-    this.shortMessage = shortMessage;
   }
 }
 

@@ -12,6 +12,7 @@
 import type { Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { AgentRunError } from "../core/errors.ts";
 
 export type WorkspacePathErrorCode =
   | "outside"
@@ -21,13 +22,12 @@ export type WorkspacePathErrorCode =
   | "not-found";
 
 /** A path a tool was asked to use but must not; the message is written for the model. */
-export class WorkspacePathError extends Error {
-  readonly code: WorkspacePathErrorCode;
+export class WorkspacePathError extends AgentRunError {
+  declare readonly code: WorkspacePathErrorCode;
   readonly path: string;
   constructor(code: WorkspacePathErrorCode, path: string, message: string) {
-    super(message);
+    super("tool", code, message);
     this.name = "WorkspacePathError";
-    this.code = code;
     this.path = path;
   }
 }
