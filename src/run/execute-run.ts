@@ -1,0 +1,107 @@
+import path from "node:path";
+import { Agent } from "../core/agent.ts";
+import { errorText } from "../core/errors.ts";
+import { createHooks } from "../hooks/index.ts";
+import { snapshotWorkspace } from "../output/index.ts";
+import { modelLabel } from "../providers/index.ts";
+import { formatDuration } from "../spec/index.ts";
+import { buildTools } from "./build-tools.ts";
+import { withGitDirGuard } from "./git-dir-guard.ts";
+import { withCommandPolicy } from "./policy-guard.ts";
+import type { RunContext } from "./run-context.ts";
+import { defaultSystemPrompt } from "./system-prompt.ts";
+
+/** setTimeout fires at once past 2^31-1 ms (~24.8 days): such a timeout is as good as none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The execute phase: snapshot the workspace, build the tools, hooks and agent, and run the agent
+ * until it ends. Never throws: how it ended is left in `ctx.outcome`, a runner failure in
+ * `ctx.crash`; the finish phase makes the outputs of either.
+ */
+export async function executeRun(ctx: RunContext): Promise<void> {
+  const { options, spec, controller, emit } = ctx;
+  const timer =
+    ctx.timeoutMs && ctx.timeoutMs <= MAX_TIMER_MS
+      ? setTimeout(() => controller.abort("timeout"), ctx.timeoutMs)
+      : undefined;
+  const onExternalAbort = () => controller.abort(options.signal?.reason ?? "SIGTERM");
+  if (options.signal?.aborted) onExternalAbort();
+  options.signal?.addEventListener("abort", onExternalAbort, { once: true });
+  try {
+    ctx.snapshot = await snapshotWorkspace(ctx.workspace, {
+      exclude: [ctx.outputs.dir, ...(options.record ? [path.resolve(options.record)] : [])],
+    });
+    const agent = createAgent(ctx);
+    agent.subscribe(emit);
+    ctx.outcome = await agent.prompt(spec.prompt, { signal: controller.signal });
+    ctx.collector.setUsage(ctx.outcome.usage);
+    if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {
+      emit({
+        type: "limit",
+        limit: "timeout",
+        message: `timeout reached (${formatDuration(ctx.timeoutMs ?? 0)})`,
+      });
+    }
+  } catch (error) {
+    ctx.crash = `internal error: ${errorText(error)}`;
+    emit({ type: "warning", message: ctx.crash });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onExternalAbort);
+    controller.abort("finished");
+  }
+}
+
+/** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
+function createAgent(ctx: RunContext): Agent {
+  const { task, spec, options, workspace, sandbox, emit } = ctx;
+  const specTools = buildTools(task, workspace, ctx.outputs.dir, ctx.commandEnv, {
+    ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
+  });
+  const tools = [...specTools, ...ctx.runnerTools];
+  emit({
+    type: "run_start",
+    task: task.name,
+    model: modelLabel(spec.model),
+    workspace,
+    outputDir: ctx.outputs.dir,
+    tools: specTools.map((tool) => tool.name),
+    execution: spec.execution,
+    startedAt: new Date(ctx.started).toISOString(),
+  });
+  for (const note of sandbox.notes) emit({ type: "warning", message: note });
+
+  const hooks = createHooks(task, {
+    workspace,
+    env: ctx.commandEnv,
+    emit,
+    ...(sandbox.wrapHookCommand && { wrapCommand: sandbox.wrapHookCommand }),
+    getTurn: () => ctx.collector.turns,
+    getCost: () => (ctx.collector.usage.costUnknown ? null : ctx.collector.usage.cost.total),
+  });
+  const beforeToolCall = withCommandPolicy(
+    spec.tools,
+    withGitDirGuard(workspace, sandbox.gitSecrets.length > 0, hooks.beforeToolCall),
+  );
+  return new Agent({
+    stream: ctx.stream,
+    model: spec.model,
+    thinkingLevel: spec.thinking ?? "off",
+    systemPrompt:
+      spec.system ??
+      defaultSystemPrompt(
+        workspace,
+        tools.map((tool) => tool.name),
+      ),
+    tools,
+    toolExecution: spec.execution,
+    ...hooks,
+    ...(beforeToolCall !== undefined && { beforeToolCall }),
+    limits: {
+      ...spec.limits,
+      ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
+      ...(options.maxCostUsd !== undefined && { maxCostUsd: options.maxCostUsd }),
+    },
+  });
+}

@@ -1,0 +1,147 @@
+import { mkdir, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { errorText } from "../core/errors.ts";
+import type { StreamFunction } from "../core/provider.ts";
+import type { Model } from "../core/types.ts";
+import { createEventsWriter, createRedactor, OUTPUT_FILES } from "../output/index.ts";
+import { createProviderRouter, createRecorder, loadReplayFile } from "../providers/index.ts";
+import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
+import { protectedPaths } from "./build-tools.ts";
+import { compactEvent } from "./compact-event.ts";
+import { createGiveUpTool } from "./give-up-tool.ts";
+import { RecordCollector } from "./record.ts";
+import { redactRequests } from "./redact-requests.ts";
+import type { RunContext } from "./run-context.ts";
+import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
+import type { RunEvent, RunTaskOptions } from "./types.ts";
+import { RunSetupError } from "./types.ts";
+
+/**
+ * The prepare phase: everything that can be found wrong before anything runs. A bad spec, a
+ * missing API key, a missing workspace, an unusable outputs dir or a required sandbox that cannot
+ * start throw an `AgentRunError` of kind `usage` (exit 2) and leave nothing behind but what they
+ * clean up themselves. On return the events file is open and the run's timer is running.
+ */
+export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
+  const env = options.env ?? process.env;
+  const started = Date.now();
+  const task = await loadTaskFor(options, env);
+  const spec = task.spec;
+
+  // Configuration problems (a missing API key, a bad replay file) are usage errors: found here,
+  // before anything is written, they throw ProviderConfigError and the CLI exits 2.
+  let stream: StreamFunction = createProviderRouter({
+    env,
+    ...(options.replay ? { replay: await loadReplayFile(options.replay) } : { models: taskModels(task) }),
+  });
+  const recorder = options.record ? createRecorder(stream, options.record) : undefined;
+  if (recorder) stream = recorder;
+
+  const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
+  const workspaceStat = await stat(workspace).catch(() => undefined);
+  if (!workspaceStat?.isDirectory()) {
+    throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
+  }
+  const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
+  if (outDir === workspace) {
+    throw new RunSetupError(
+      "outputs_dir_invalid",
+      `the outputs folder is the workspace itself (${outDir}); use a subfolder such as .agent-run`,
+    );
+  }
+  // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
+  // is written; see sandbox-setup.ts.
+  let warn: (message: string) => void = () => {};
+  const sandbox: RunSandbox = await setupSandbox({
+    spec,
+    workspace,
+    protectedGlobs: protectedPaths(task, workspace, outDir, spec.protect),
+    env,
+    trusted: options.trusted ?? true,
+    // The run's events start after the set-up; until then there is nothing to tell.
+    onWarning: (message) => warn(message),
+  });
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (error) {
+    await sandbox.dispose();
+    throw new RunSetupError(
+      "outputs_dir_invalid",
+      `the outputs folder ${outDir} cannot be created: ${errorText(error)}`,
+      { cause: error },
+    );
+  }
+  const outputs = {
+    dir: outDir,
+    patch: path.join(outDir, OUTPUT_FILES.patch),
+    usage: path.join(outDir, OUTPUT_FILES.usage),
+    summary: path.join(outDir, OUTPUT_FILES.summary),
+    events: path.join(outDir, OUTPUT_FILES.events),
+  };
+
+  const redactor = createRedactor({ env, extra: sandbox.gitSecrets });
+  stream = redactRequests(stream, redactor);
+  // One run's events: an earlier run's file in the same folder starts over.
+  await writeFile(outputs.events, "");
+  const events = createEventsWriter(outputs.events, { redact: redactor.redact });
+  const collector = new RecordCollector();
+  const emit = (event: RunEvent) => {
+    collector.handle(event);
+    const compact = compactEvent(event);
+    events.write(compact);
+    if (!options.onEvent) return;
+    try {
+      options.onEvent(redactor.redactDeep(compact));
+    } catch {
+      // A failing renderer must not cost the run its outputs; events.jsonl has everything.
+    }
+  };
+  warn = (message) => emit({ type: "warning", message });
+
+  const controller = new AbortController();
+  const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
+  const ctx: RunContext = {
+    options,
+    env,
+    started,
+    task,
+    spec,
+    workspace,
+    outputs,
+    stream,
+    recorder,
+    sandbox,
+    redactor,
+    commandEnv: agentEnv(env),
+    events,
+    collector,
+    emit,
+    controller,
+    timeoutMs,
+    runnerTools: [createGiveUpTool()],
+    cleanups: [{ what: "the sandbox", dispose: () => sandbox.dispose() }],
+    snapshot: undefined,
+    outcome: undefined,
+    crash: undefined,
+    notes: sandbox.notes,
+  };
+  return ctx;
+}
+
+async function loadTaskFor(options: RunTaskOptions, env: NodeJS.ProcessEnv): Promise<LoadedTask> {
+  const common = {
+    env,
+    ...(options.vars && { vars: options.vars }),
+    ...(options.prompt !== undefined && { promptOverride: options.prompt }),
+    ...(options.model !== undefined && { modelOverride: options.model }),
+  };
+  if (options.taskFile) return loadTask(options.taskFile, common);
+  return parseInlineTask({ ...common, cwd: options.cwd ?? process.cwd() });
+}
+
+/** Every model the task may call, so a missing API key is reported before the first turn. */
+function taskModels(task: LoadedTask): Model[] {
+  const models = [task.spec.model];
+  for (const rule of task.spec.hooks.prepareNextTurn) if (rule.model) models.push(rule.model);
+  return models;
+}

@@ -1,0 +1,57 @@
+import type { AgentRunOutcome } from "../core/events.ts";
+import type { StreamFunction } from "../core/provider.ts";
+import type { AnyAgentTool } from "../core/types.ts";
+import type { EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.ts";
+import type { createRecorder } from "../providers/index.ts";
+import type { LoadedTask, TaskSpec } from "../spec/index.ts";
+import type { RecordCollector } from "./record.ts";
+import type { RunSandbox } from "./sandbox-setup.ts";
+import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
+
+/** Absolute paths of the outputs dir and the files in it (DESIGN §5). */
+export type RunOutputPaths = RunResult["outputs"];
+
+/**
+ * Everything one run carries from `prepareRun` through `executeRun` to `finishRun`. The prepare
+ * phase fills the set-up fields; the execute phase records how the agent ended (`outcome` or
+ * `crash`); the finish phase turns them into the outputs. Features that need a resource for the
+ * run's length (a sandbox, servers) add a `dispose` to `cleanups`: the finish phase runs each once,
+ * whatever ended the run.
+ */
+export interface RunContext {
+  readonly options: RunTaskOptions;
+  readonly env: NodeJS.ProcessEnv;
+  /** Date.now() when the run began. */
+  readonly started: number;
+  readonly task: LoadedTask;
+  readonly spec: TaskSpec;
+  readonly workspace: string;
+  readonly outputs: RunOutputPaths;
+  /** The provider stream, redacting requests (and recording when `--record` is on). */
+  readonly stream: StreamFunction;
+  readonly recorder: ReturnType<typeof createRecorder> | undefined;
+  readonly sandbox: RunSandbox;
+  readonly redactor: Redactor;
+  /** The environment the agent's commands start from (see `agentEnv`). */
+  readonly commandEnv: NodeJS.ProcessEnv;
+  readonly events: EventsWriter;
+  readonly collector: RecordCollector;
+  /** Records, writes and forwards one event (redacted for the caller's `onEvent`). */
+  readonly emit: (event: RunEvent) => void;
+  /** Aborted by the timeout ("timeout"), the caller's signal ("SIGINT" / "SIGTERM") or the end ("finished"). */
+  readonly controller: AbortController;
+  /** The timeout in effect, in milliseconds, if any. */
+  readonly timeoutMs: number | undefined;
+  /** Tools the runner adds to the spec's (give_up, and those of later features). */
+  readonly runnerTools: AnyAgentTool[];
+  /** Run once each by the finish phase, in reverse order of addition. */
+  readonly cleanups: Array<{ what: string; dispose: () => Promise<void> }>;
+  /** Set by the execute phase once the workspace snapshot is taken. */
+  snapshot: WorkspaceSnapshot | undefined;
+  /** How the agent ended; undefined when it never ran or the runner crashed. */
+  outcome: AgentRunOutcome | undefined;
+  /** A runner failure during the execute phase, as the run's reason. */
+  crash: string | undefined;
+  /** Lines for the summary's notes, gathered during the run. */
+  readonly notes: string[];
+}
