@@ -1,6 +1,6 @@
 /**
  * The built action (dist/index.js) run as the Actions runner runs it, against a fake GitHub REST
- * API and the mock LLM server, both on loopback. Rebuild dist/ (npm run build) before running.
+ * API and the mock LLM server, both on loopback.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type ActionRun, runActionBundle } from "./fake-github/actions-runner.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
+import { BUILT_ACTION } from "./helpers/built.ts";
 import {
   type MockLlm,
   type MockReply,
@@ -18,8 +19,7 @@ import {
   startMockLlm,
 } from "./mock-llm/server.ts";
 
-const root = path.join(import.meta.dirname, "..");
-const main = path.join(root, "dist/index.js");
+const main = BUILT_ACTION;
 const fixtures = path.join(import.meta.dirname, "fake-github/fixtures");
 const API_KEY = "sk-ant-e2e-secret-0123456789";
 const TOKEN = "ghs_e2eTokenAbcdef0123456789";

@@ -1,7 +1,7 @@
 /**
  * Attacks on the built action (dist/index.js) across its trust boundaries, run as the Actions
  * runner runs it (workflow commands in stdout parsed as the runner would), against the fake
- * GitHub API and the mock LLM on loopback. Each must fail. Rebuild dist/ before running.
+ * GitHub API and the mock LLM on loopback. Each must fail.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
@@ -10,10 +10,11 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { type ActionRun, runActionBundle } from "./fake-github/actions-runner.ts";
 import { type FakeGitHub, type FakeGitHubOptions, startFakeGitHub } from "./fake-github/server.ts";
+import { BUILT_ACTION } from "./helpers/built.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { type MockLlm, type MockReply, type RecordedRequest, startMockLlm } from "./mock-llm/server.ts";
 
-const main = path.join(import.meta.dirname, "..", "dist/index.js");
+const main = BUILT_ACTION;
 const fixtures = path.join(import.meta.dirname, "fake-github/fixtures");
 const API_KEY = "sk-ant-e2e-trust-0123456789abcdef";
 const TOKEN = "ghs_e2eTrustToken0123456789";

@@ -3,10 +3,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
+import { BUILT_CLI } from "./helpers/built.ts";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "..");
-const bin = path.join(root, "src/cli/bin.ts");
+const bin = BUILT_CLI;
 
 /** Runs the CLI as a real child process from the repository root. */
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -3,9 +3,11 @@ import { readFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { BUILT_CLI } from "./built.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
-const BIN = path.join(ROOT, "src", "cli", "bin.ts");
+/** What users run: the bundle test/global-setup.ts built from the current sources. */
+const BIN = BUILT_CLI;
 
 export interface CliResult {
   code: number | null;
@@ -13,7 +15,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real CLI as a child process (Node 24 runs the TypeScript directly). */
+/** Runs the bundled CLI as a child process, as users run it. */
 export function startCli(
   args: string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
