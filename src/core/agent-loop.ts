@@ -2,6 +2,7 @@ import { errorText } from "./errors.ts";
 import type { AgentEvent, AgentRunOutcome } from "./events.ts";
 import { executeToolCalls } from "./execute-tools.ts";
 import type { StreamFunction } from "./provider.ts";
+import { streamAssistant } from "./stream-assistant.ts";
 import type {
   AfterToolCallHook,
   AgentContext,
@@ -45,9 +46,34 @@ export interface LoopConfig {
   now: () => number;
 }
 
+/** What one loop run keeps between turns. */
+interface LoopRun {
+  readonly state: LoopState;
+  readonly config: LoopConfig;
+  readonly signal: AbortSignal;
+  readonly emit: (event: AgentEvent) => void;
+  readonly newMessages: AgentMessage[];
+  readonly usage: Usage;
+  turns: number;
+  lastCallCost: number;
+  stopAttempts: number;
+}
+
+/** A finished turn: the assistant message, its tool results, and whether a tool ended the run. */
+interface TurnResult {
+  message: AssistantMessage;
+  toolCalls: ToolCall[];
+  toolResults: ToolResultMessage[];
+  terminate: boolean;
+}
+
+type LoopEnd = Omit<AgentRunOutcome, "newMessages" | "turns" | "usage">;
+
 /**
  * Runs turns until the model stops, a tool terminates, a limit is reached, the provider fails or
- * the signal aborts. Never throws for those: the outcome says which.
+ * the signal aborts. Never throws for those: the outcome says which. Each turn is four steps:
+ * `checkBeforeTurn` (abort, limits), `runTurn` (the model's message, then its tool calls),
+ * `decideAfterTurn` (terminate, stop and before-stop) and `prepareNextTurn` (the hooks).
  */
 export async function runAgentLoop(
   state: LoopState,
@@ -56,115 +82,145 @@ export async function runAgentLoop(
   signal: AbortSignal,
   emit: (event: AgentEvent) => void,
 ): Promise<AgentRunOutcome> {
-  const newMessages: AgentMessage[] = [];
-  const usage = emptyUsage();
-  let turns = 0;
-  let lastCallCost = 0;
-  let stopAttempts = 0;
-
-  const append = (message: AgentMessage) => {
-    state.messages.push(message);
-    newMessages.push(message);
+  const run: LoopRun = {
+    state,
+    config,
+    signal,
+    emit,
+    newMessages: [],
+    usage: emptyUsage(),
+    turns: 0,
+    lastCallCost: 0,
+    stopAttempts: 0,
   };
-  const finish = (outcome: Omit<AgentRunOutcome, "newMessages" | "turns" | "usage">): AgentRunOutcome => ({
-    ...outcome,
-    newMessages,
-    turns,
-    usage,
+  const finish = (end: LoopEnd): AgentRunOutcome => ({
+    ...end,
+    newMessages: run.newMessages,
+    turns: run.turns,
+    usage: run.usage,
   });
-
-  append(userMessage);
-  emit({ type: "message_start", message: userMessage });
-  emit({ type: "message_end", message: userMessage });
+  appendAndAnnounce(run, userMessage);
 
   while (true) {
-    if (signal.aborted) return finish({ reason: "aborted" });
-    const limit = checkLimits(config.limits, turns, usage, lastCallCost);
-    if (limit) {
-      emit({ type: "limit", limit: limit.kind, message: limit.message });
-      return finish({ reason: "limit", limit: limit.kind, message: limit.message });
-    }
-
-    turns++;
-    emit({ type: "turn_start", turn: turns, model: state.model, thinkingLevel: state.thinkingLevel });
-    const context: AgentContext = {
-      systemPrompt: state.systemPrompt,
-      messages: state.messages,
-      tools: state.tools,
-    };
-    const message = await streamAssistant(state, config.stream, signal, emit, config.now);
-    append(message);
-    addUsage(usage, message.usage);
-    lastCallCost = message.usage.cost.total;
-    emit({ type: "usage", turn: turns, usage: message.usage, total: structuredClone(usage) });
-
-    if (message.stopReason === "aborted" || (signal.aborted && message.stopReason === "error")) {
-      emit({ type: "turn_end", turn: turns, message, toolResults: [] });
-      return finish({ reason: "aborted" });
-    }
-    if (message.stopReason === "error") {
-      emit({ type: "turn_end", turn: turns, message, toolResults: [] });
-      return finish({ reason: "error", message: message.errorMessage ?? "the provider failed" });
-    }
-
-    const toolCalls = message.content.filter((part): part is ToolCall => part.type === "toolCall");
-    const toolResults: ToolResultMessage[] = [];
-    let terminate = false;
-    if (toolCalls.length > 0) {
-      const executed = await executeToolCalls({
-        assistantMessage: message,
-        toolCalls,
-        context,
-        mode: config.toolExecution,
-        ...(config.beforeToolCall && { beforeToolCall: config.beforeToolCall }),
-        ...(config.afterToolCall && { afterToolCall: config.afterToolCall }),
-        signal,
-        emit,
-        now: config.now,
-      });
-      for (const { message: result, terminate: ends } of executed) {
-        append(result);
-        toolResults.push(result);
-        emit({ type: "message_start", message: result });
-        emit({ type: "message_end", message: result });
-        if (result.usage) addUsage(usage, result.usage);
-        if (result.addedToolNames) activateTools(state, config.availableTools, result.addedToolNames);
-        if (ends) terminate = true;
-      }
-    }
-    emit({ type: "turn_end", turn: turns, message, toolResults });
-
-    if (signal.aborted) return finish({ reason: "aborted" });
-    if (terminate) return finish({ reason: "terminate" });
-
-    if (toolCalls.length === 0) {
-      if (!config.beforeStop) return finish({ reason: "stop" });
-      let verdict: Awaited<ReturnType<BeforeStopHook>>;
-      try {
-        verdict = await config.beforeStop({ message, context, attempt: stopAttempts }, signal);
-      } catch (error) {
-        verdict = { fail: `before_stop hook failed: ${errorText(error)}` };
-      }
-      if (signal.aborted) return finish({ reason: "aborted" });
-      if (verdict?.fail !== undefined) {
-        emit({ type: "hook_decision", hook: "beforeStop", decision: "fail", reason: verdict.fail });
-        return finish({ reason: "failure", message: verdict.fail });
-      }
-      if (verdict?.continue === undefined) return finish({ reason: "stop" });
-      stopAttempts++;
-      emit({ type: "hook_decision", hook: "beforeStop", decision: "continue", reason: verdict.continue });
-      const followUp: UserMessage = { role: "user", content: verdict.continue, timestamp: config.now() };
-      append(followUp);
-      emit({ type: "message_start", message: followUp });
-      emit({ type: "message_end", message: followUp });
-    }
-
+    const blocked = checkBeforeTurn(run);
+    if (blocked) return finish(blocked);
+    const turn = await runTurn(run);
+    if ("reason" in turn) return finish(turn);
+    const end = await decideAfterTurn(run, turn);
+    if (end) return finish(end);
     try {
-      await prepareNextTurn(state, config, { message, toolResults, newMessages, turns, usage }, emit);
+      await prepareNextTurn(
+        state,
+        config,
+        { ...turn, newMessages: run.newMessages, turns: run.turns, usage: run.usage },
+        emit,
+      );
     } catch (error) {
       return finish({ reason: "error", message: `prepareNextTurn hook failed: ${errorText(error)}` });
     }
   }
+}
+
+function append(run: LoopRun, message: AgentMessage): void {
+  run.state.messages.push(message);
+  run.newMessages.push(message);
+}
+
+function appendAndAnnounce(run: LoopRun, message: UserMessage | ToolResultMessage): void {
+  append(run, message);
+  run.emit({ type: "message_start", message });
+  run.emit({ type: "message_end", message });
+}
+
+/** Abort and limits, checked before each model call. */
+function checkBeforeTurn(run: LoopRun): LoopEnd | undefined {
+  if (run.signal.aborted) return { reason: "aborted" };
+  const limit = checkLimits(run.config.limits, run.turns, run.usage, run.lastCallCost);
+  if (!limit) return undefined;
+  run.emit({ type: "limit", limit: limit.kind, message: limit.message });
+  return { reason: "limit", limit: limit.kind, message: limit.message };
+}
+
+/** One model call and its tool calls; a failed or aborted call ends the loop. */
+async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
+  const { state, config, signal, emit } = run;
+  run.turns++;
+  emit({ type: "turn_start", turn: run.turns, model: state.model, thinkingLevel: state.thinkingLevel });
+  const context: AgentContext = {
+    systemPrompt: state.systemPrompt,
+    messages: state.messages,
+    tools: state.tools,
+  };
+  const message = await streamAssistant(state, config.stream, signal, emit, config.now);
+  append(run, message);
+  addUsage(run.usage, message.usage);
+  run.lastCallCost = message.usage.cost.total;
+  emit({ type: "usage", turn: run.turns, usage: message.usage, total: structuredClone(run.usage) });
+
+  if (message.stopReason === "aborted" || message.stopReason === "error") {
+    emit({ type: "turn_end", turn: run.turns, message, toolResults: [] });
+    if (message.stopReason === "aborted" || signal.aborted) return { reason: "aborted" };
+    return { reason: "error", message: message.errorMessage ?? "the provider failed" };
+  }
+
+  const toolCalls = message.content.filter((part): part is ToolCall => part.type === "toolCall");
+  const toolResults: ToolResultMessage[] = [];
+  let terminate = false;
+  if (toolCalls.length > 0) {
+    const executed = await executeToolCalls({
+      assistantMessage: message,
+      toolCalls,
+      context,
+      mode: config.toolExecution,
+      ...(config.beforeToolCall && { beforeToolCall: config.beforeToolCall }),
+      ...(config.afterToolCall && { afterToolCall: config.afterToolCall }),
+      signal,
+      emit,
+      now: config.now,
+    });
+    for (const { message: result, terminate: ends } of executed) {
+      appendAndAnnounce(run, result);
+      toolResults.push(result);
+      if (result.usage) addUsage(run.usage, result.usage);
+      if (result.addedToolNames) activateTools(state, config.availableTools, result.addedToolNames);
+      if (ends) terminate = true;
+    }
+  }
+  emit({ type: "turn_end", turn: run.turns, message, toolResults });
+  return { message, toolCalls, toolResults, terminate };
+}
+
+/**
+ * Whether the run ends after this turn: an abort, a terminating tool, or a model that stopped
+ * calling tools (unless the before-stop hook sends it back to work, with a follow-up message).
+ */
+async function decideAfterTurn(run: LoopRun, turn: TurnResult): Promise<LoopEnd | undefined> {
+  const { config, signal, emit, state } = run;
+  if (signal.aborted) return { reason: "aborted" };
+  if (turn.terminate) return { reason: "terminate" };
+  if (turn.toolCalls.length > 0) return undefined;
+  if (!config.beforeStop) return { reason: "stop" };
+  const context: AgentContext = {
+    systemPrompt: state.systemPrompt,
+    messages: state.messages,
+    tools: state.tools,
+  };
+  let verdict: Awaited<ReturnType<BeforeStopHook>>;
+  try {
+    verdict = await config.beforeStop({ message: turn.message, context, attempt: run.stopAttempts }, signal);
+  } catch (error) {
+    verdict = { fail: `before_stop hook failed: ${errorText(error)}` };
+  }
+  if (signal.aborted) return { reason: "aborted" };
+  if (verdict?.fail !== undefined) {
+    emit({ type: "hook_decision", hook: "beforeStop", decision: "fail", reason: verdict.fail });
+    return { reason: "failure", message: verdict.fail };
+  }
+  if (verdict?.continue === undefined) return { reason: "stop" };
+  run.stopAttempts++;
+  emit({ type: "hook_decision", hook: "beforeStop", decision: "continue", reason: verdict.continue });
+  appendAndAnnounce(run, { role: "user", content: verdict.continue, timestamp: config.now() });
+  return undefined;
 }
 
 async function prepareNextTurn(
@@ -241,62 +297,4 @@ function checkLimits(
     }
   }
   return undefined;
-}
-
-async function streamAssistant(
-  state: LoopState,
-  stream: StreamFunction,
-  signal: AbortSignal,
-  emit: (event: AgentEvent) => void,
-  now: () => number,
-): Promise<AssistantMessage> {
-  let started = false;
-  let final: AssistantMessage | undefined;
-  try {
-    const events = stream({
-      model: state.model,
-      systemPrompt: state.systemPrompt,
-      messages: state.messages,
-      tools: state.tools,
-      thinkingLevel: state.thinkingLevel,
-      signal,
-    });
-    for await (const event of events) {
-      if (event.type === "done" || event.type === "error") {
-        final = event.message;
-        break;
-      }
-      if (event.type === "start") {
-        started = true;
-        emit({ type: "message_start", message: event.partial });
-      } else {
-        emit({ type: "message_update", message: event.partial, event });
-      }
-    }
-  } catch (error) {
-    // Providers must not throw; if one does, the failure still takes the single error path.
-    final = failedMessage(state.model, signal.aborted ? "aborted" : "error", errorText(error), now());
-  }
-  final ??= failedMessage(state.model, "error", "the provider's stream ended without a final message", now());
-  if (!started) emit({ type: "message_start", message: final });
-  emit({ type: "message_end", message: final });
-  return final;
-}
-
-function failedMessage(
-  model: Model,
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-  timestamp: number,
-): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    provider: model.provider,
-    model: model.id,
-    usage: emptyUsage(),
-    stopReason,
-    errorMessage,
-    timestamp,
-  };
 }

@@ -1,5 +1,6 @@
 import { type LoopState, runAgentLoop } from "./agent-loop.ts";
-import type { AgentEvent, AgentEventListener, AgentRunOutcome } from "./events.ts";
+import { createPromptEmitter } from "./emitter.ts";
+import type { AgentEventListener, AgentRunOutcome } from "./events.ts";
 import type { StreamFunction } from "./provider.ts";
 import type {
   AfterToolCallHook,
@@ -76,7 +77,10 @@ export class Agent {
     };
   }
 
-  /** Listens to every event; returns the unsubscribe function. A throwing listener is ignored. */
+  /**
+   * Listens to every event; returns the unsubscribe function. A listener that throws or rejects is
+   * reported once (a `warning` event) and never changes the run.
+   */
   subscribe(listener: AgentEventListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -101,7 +105,8 @@ export class Agent {
       typeof input === "string" ? input : input.map((p) => (p.type === "text" ? p.text : "")).join("");
 
     this.state.isRunning = true;
-    this.#emit({ type: "agent_start", prompt });
+    const emitter = createPromptEmitter(this.#listeners);
+    emitter.emit({ type: "agent_start", prompt });
     try {
       const outcome = await runAgentLoop(
         this.state,
@@ -121,12 +126,14 @@ export class Agent {
         },
         userMessage,
         signal,
-        (event) => this.#emit(event),
+        emitter.emit,
       );
       addUsage(this.state.usage, outcome.usage);
-      this.#emit({ type: "agent_end", outcome });
+      emitter.emit({ type: "agent_end", outcome });
       return outcome;
     } finally {
+      // Whatever still calls back (a tool's late progress, a hook finishing after an abort) is dropped.
+      emitter.close();
       this.state.isRunning = false;
       this.#controller = undefined;
     }
@@ -135,16 +142,6 @@ export class Agent {
   /** Aborts the running prompt: the provider call, every running tool and hook get the signal. */
   abort(reason?: unknown): void {
     this.#controller?.abort(reason);
-  }
-
-  #emit(event: AgentEvent): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A broken renderer must not break the run.
-      }
-    }
   }
 }
 

@@ -63,6 +63,13 @@ export type AgentEvent =
       reason?: string;
     }
   | { type: "usage"; turn: number; usage: Usage; total: Usage }
-  | { type: "limit"; limit: LimitKind; message: string };
+  | { type: "limit"; limit: LimitKind; message: string }
+  /** Something went wrong that does not change the run (a listener that failed). */
+  | { type: "warning"; message: string };
 
+/**
+ * Sees every event of a prompt, `agent_start` to `agent_end`, nothing after. Not awaited (a slow
+ * listener never slows the run); it may be async. Throwing or rejecting is reported once (a
+ * `warning` event) and changes nothing.
+ */
 export type AgentEventListener = (event: AgentEvent) => void;

@@ -30,11 +30,18 @@ export interface ExecutedTool {
   terminate: boolean;
 }
 
+/** What the model is told for each tool call of a message the output-token limit cut off. */
+export const CUT_TOOL_CALL_MESSAGE =
+  "Tool call not run: your message was cut off by the output-token limit, so this call may be " +
+  "incomplete (none of that message's calls ran). Send it again, smaller: for example, split a " +
+  "large write into a shorter write followed by edits that add the rest.";
+
 /**
  * Runs a turn's tool calls and returns their results in call order, whatever order they finish
  * in. Consecutive calls whose effective mode is parallel run concurrently; a call whose mode is
  * sequential waits for everything before it and runs alone. Never throws: every failure becomes
- * an error result the model sees.
+ * an error result the model sees. When the output-token limit cut the message
+ * (`stopReason: "length"`), no call runs, however complete it looks: each gets an error result.
  */
 export async function executeToolCalls(options: ExecuteToolsOptions): Promise<ExecutedTool[]> {
   const results: ExecutedTool[] = [];
@@ -59,122 +66,155 @@ export async function executeToolCalls(options: ExecuteToolsOptions): Promise<Ex
   return results;
 }
 
-function findTool(tools: AnyAgentTool[], name: string): AnyAgentTool | undefined {
-  return tools.find((tool) => tool.name === name);
+/** A call's result before it becomes a message. */
+interface CallOutcome {
+  result: AgentToolResult;
+  isError: boolean;
+  /** Set when a `beforeToolCall` hook blocked the call. */
+  blockReason?: string;
 }
 
-function errorResult(text: string): AgentToolResult {
-  return { content: [{ type: "text", text }], details: {} };
-}
+/**
+ * A prepared call: `ready` to run, or `settled` without running (aborted, cut, malformed, unknown,
+ * invalid or blocked). `reviewed` settled calls still go through the `afterToolCall` hook, as they
+ * always have: they name a real tool and were neither blocked nor cut off.
+ */
+type PreparedCall =
+  | { kind: "ready"; tool: AnyAgentTool; args: unknown }
+  | { kind: "settled"; outcome: CallOutcome; reviewed: boolean };
 
+/** The pipeline of one call: prepare, execute, review (the after hook), finalize. */
 async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise<ExecutedTool> {
-  const { emit, context, signal } = options;
   const started = options.now();
-  emit({ type: "tool_execution_start", toolCallId: call.id, toolName: call.name, args: call.arguments });
+  options.emit({
+    type: "tool_execution_start",
+    toolCallId: call.id,
+    toolName: call.name,
+    args: call.arguments,
+  });
+  const prepared = await prepareCall(call, options);
+  let outcome = prepared.kind === "ready" ? await executePrepared(call, prepared, options) : prepared.outcome;
+  if (prepared.kind === "ready" || prepared.reviewed) {
+    const args = prepared.kind === "ready" ? prepared.args : call.arguments;
+    outcome = await reviewOutcome(call, args, outcome, options);
+  }
+  return finalizeCall(call, outcome, started, options);
+}
 
-  let result: AgentToolResult;
-  let isError = false;
-  let blocked = false;
-  let blockReason: string | undefined;
-  let args: unknown = call.arguments;
-
+async function prepareCall(call: ToolCall, options: ExecuteToolsOptions): Promise<PreparedCall> {
+  const { context, signal, assistantMessage } = options;
   const tool = findTool(context.tools, call.name);
-  if (signal.aborted) {
-    result = errorResult("Tool call skipped: the run was aborted.");
-    isError = true;
-  } else if (call.parseError !== undefined) {
-    result = errorResult(
+  const fail = (text: string, reviewed = tool !== undefined): PreparedCall => ({
+    kind: "settled",
+    outcome: { result: errorResult(text), isError: true },
+    reviewed,
+  });
+  if (signal.aborted) return fail("Tool call skipped: the run was aborted.");
+  if (assistantMessage.stopReason === "length") return fail(CUT_TOOL_CALL_MESSAGE, false);
+  if (call.parseError !== undefined) {
+    return fail(
       `The arguments of tool call "${call.name}" are not valid JSON (${call.parseError}). Send the call again with a complete JSON object.`,
     );
-    isError = true;
-  } else if (!tool) {
+  }
+  if (!tool) {
     const names = context.tools.map((t) => t.name).join(", ") || "(none)";
-    result = errorResult(`Tool "${call.name}" does not exist. Available tools: ${names}.`);
-    isError = true;
-  } else {
-    const validation = validateToolArguments(tool, call.arguments);
-    if (!validation.ok) {
-      result = errorResult(validation.message);
-      isError = true;
-    } else {
-      args = validation.value;
-      const decision = await runBeforeHook(options, call, args);
-      if (decision.block) {
-        blocked = true;
-        isError = true;
-        const reason = decision.reason ?? "blocked by a before_tool_call hook";
-        blockReason = reason;
-        result = errorResult(`Tool call blocked: ${reason}`);
-        emit({
-          type: "hook_decision",
-          hook: "beforeToolCall",
-          toolCallId: call.id,
-          toolName: call.name,
-          decision: "block",
-          reason,
-        });
-      } else {
-        try {
-          result = await tool.execute(
-            call.id,
-            args,
-            signal,
-            (partialResult) =>
-              emit({
-                type: "tool_execution_update",
-                toolCallId: call.id,
-                toolName: call.name,
-                partialResult,
-              }),
-            context,
-          );
-          isError = result.isError === true;
-        } catch (error) {
-          result = errorResult(
-            signal.aborted
-              ? `Tool "${call.name}" was aborted.`
-              : `Tool "${call.name}" failed: ${errorText(error)}`,
-          );
-          isError = true;
-        }
-      }
-    }
+    return fail(`Tool "${call.name}" does not exist. Available tools: ${names}.`);
   }
+  const validation = validateToolArguments(tool, call.arguments);
+  if (!validation.ok) return fail(validation.message);
+  const block = await runBeforeHook(options, call, validation.value);
+  if (block === undefined) return { kind: "ready", tool, args: validation.value };
+  options.emit({
+    type: "hook_decision",
+    hook: "beforeToolCall",
+    toolCallId: call.id,
+    toolName: call.name,
+    decision: "block",
+    reason: block,
+  });
+  return {
+    kind: "settled",
+    outcome: { result: errorResult(`Tool call blocked: ${block}`), isError: true, blockReason: block },
+    reviewed: false,
+  };
+}
 
-  if (!blocked && options.afterToolCall && tool) {
-    try {
-      const patch = await options.afterToolCall(
-        { assistantMessage: options.assistantMessage, toolCall: call, args, result, isError, context },
-        signal,
-      );
-      if (patch) {
-        result = {
-          ...result,
-          ...(patch.content !== undefined && { content: patch.content }),
-          ...(patch.details !== undefined && { details: patch.details }),
-          ...(patch.usage !== undefined && { usage: patch.usage }),
-          ...(patch.terminate !== undefined && { terminate: patch.terminate }),
-        };
-        if (patch.isError !== undefined) isError = patch.isError;
-        emit({
-          type: "hook_decision",
-          hook: "afterToolCall",
-          toolCallId: call.id,
-          toolName: call.name,
-          decision: "patch",
-        });
-      }
-    } catch (error) {
-      result = {
+/** Runs the tool. Progress updates it sends after it settled are dropped: its end was already told. */
+async function executePrepared(
+  call: ToolCall,
+  prepared: { tool: AnyAgentTool; args: unknown },
+  options: ExecuteToolsOptions,
+): Promise<CallOutcome> {
+  const { signal, emit } = options;
+  let running = true;
+  const onUpdate = (partialResult: AgentToolResult) => {
+    if (running)
+      emit({ type: "tool_execution_update", toolCallId: call.id, toolName: call.name, partialResult });
+  };
+  try {
+    const result = await prepared.tool.execute(call.id, prepared.args, signal, onUpdate, options.context);
+    return { result, isError: result.isError === true };
+  } catch (error) {
+    const text = signal.aborted
+      ? `Tool "${call.name}" was aborted.`
+      : `Tool "${call.name}" failed: ${errorText(error)}`;
+    return { result: errorResult(text), isError: true };
+  } finally {
+    running = false;
+  }
+}
+
+/** Applies the `afterToolCall` hook's patch; a hook that throws adds its error to the result. */
+async function reviewOutcome(
+  call: ToolCall,
+  args: unknown,
+  outcome: CallOutcome,
+  options: ExecuteToolsOptions,
+): Promise<CallOutcome> {
+  if (!options.afterToolCall) return outcome;
+  const { result, isError } = outcome;
+  try {
+    const patch = await options.afterToolCall(
+      {
+        assistantMessage: options.assistantMessage,
+        toolCall: call,
+        args,
+        result,
+        isError,
+        context: options.context,
+      },
+      options.signal,
+    );
+    if (!patch) return outcome;
+    options.emit({
+      type: "hook_decision",
+      hook: "afterToolCall",
+      toolCallId: call.id,
+      toolName: call.name,
+      decision: "patch",
+    });
+    return {
+      result: {
         ...result,
-        content: [
-          ...result.content,
-          { type: "text", text: `after_tool_call hook failed: ${errorText(error)}` },
-        ],
-      };
-    }
+        ...(patch.content !== undefined && { content: patch.content }),
+        ...(patch.details !== undefined && { details: patch.details }),
+        ...(patch.usage !== undefined && { usage: patch.usage }),
+        ...(patch.terminate !== undefined && { terminate: patch.terminate }),
+      },
+      isError: patch.isError ?? isError,
+    };
+  } catch (error) {
+    const note = { type: "text" as const, text: `after_tool_call hook failed: ${errorText(error)}` };
+    return { ...outcome, result: { ...result, content: [...result.content, note] } };
   }
+}
 
+function finalizeCall(
+  call: ToolCall,
+  { result, isError, blockReason }: CallOutcome,
+  started: number,
+  options: ExecuteToolsOptions,
+): ExecutedTool {
   const message: ToolResultMessage = {
     role: "toolResult",
     toolCallId: call.id,
@@ -186,35 +226,41 @@ async function executeOne(call: ToolCall, options: ExecuteToolsOptions): Promise
     ...(result.usage && { usage: result.usage }),
     ...(result.addedToolNames && { addedToolNames: result.addedToolNames }),
   };
-  emit({
+  options.emit({
     type: "tool_execution_end",
     toolCallId: call.id,
     toolName: call.name,
     result: message,
     isError,
-    blocked,
+    blocked: blockReason !== undefined,
     ...(blockReason !== undefined && { blockReason }),
     durationMs: options.now() - started,
   });
   return { message, terminate: result.terminate === true };
 }
 
+/** The block reason, or undefined when the call may run. A guard that crashes blocks the call. */
 async function runBeforeHook(
   options: ExecuteToolsOptions,
   call: ToolCall,
   args: unknown,
-): Promise<{ block: boolean; reason?: string }> {
-  if (!options.beforeToolCall) return { block: false };
+): Promise<string | undefined> {
+  if (!options.beforeToolCall) return undefined;
   try {
     const decision = await options.beforeToolCall(
       { assistantMessage: options.assistantMessage, toolCall: call, args, context: options.context },
       options.signal,
     );
-    if (decision?.block)
-      return { block: true, ...(decision.reason !== undefined && { reason: decision.reason }) };
-    return { block: false };
+    return decision?.block ? (decision.reason ?? "blocked by a before_tool_call hook") : undefined;
   } catch (error) {
-    // A guard that crashes must not let the call through.
-    return { block: true, reason: `before_tool_call hook failed: ${errorText(error)}` };
+    return `before_tool_call hook failed: ${errorText(error)}`;
   }
+}
+
+function findTool(tools: AnyAgentTool[], name: string): AnyAgentTool | undefined {
+  return tools.find((tool) => tool.name === name);
+}
+
+function errorResult(text: string): AgentToolResult {
+  return { content: [{ type: "text", text }], details: {} };
 }
