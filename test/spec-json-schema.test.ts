@@ -18,6 +18,7 @@ describe("task JSON Schema", () => {
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
+        "caps",
         "execution",
         "hooks",
         "limits",

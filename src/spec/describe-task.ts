@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Model, ModelPricing } from "../core/types.ts";
 import { priceFor } from "../providers/pricing.ts";
+import { formatBytes } from "../system/caps.ts";
 import { formatDuration } from "./duration.ts";
 import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
 
@@ -22,6 +23,7 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
   row("outputs", path.resolve(workspace, spec.outputs.dir));
   row("execution", `${spec.execution} · sandbox ${spec.sandbox}`);
   row("limits", limitsText(task));
+  row("caps", capsText(task));
 
   lines.push("tools");
   for (const tool of spec.tools) lines.push(`  ${tool.name.padEnd(6)} ${toolPolicy(tool)}`);
@@ -88,6 +90,20 @@ function limitsText(task: LoadedTask): string {
     `timeout ${limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"}`,
   ];
   return parts.join(" · ");
+}
+
+function capsText(task: LoadedTask): string {
+  const { caps } = task.spec;
+  return [
+    `command output ${formatBytes(caps.commandOutputBytes)}`,
+    `saved outputs ${formatBytes(caps.savedOutputBytes)}`,
+    `/tmp ${formatBytes(caps.tmpBytes)}`,
+    `/dev/shm ${formatBytes(caps.devShmBytes)}`,
+    `$HOME ${formatBytes(caps.homeBytes)}`,
+    `processes ${caps.processes}`,
+    `turn results ${formatBytes(caps.turnResultBytes)}`,
+    `tool calls per turn ${caps.turnToolCalls}`,
+  ].join(" · ");
 }
 
 function toolPolicy(tool: ToolSpec): string {

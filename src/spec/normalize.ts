@@ -1,8 +1,10 @@
 import type { Model } from "../core/types.ts";
+import { DEFAULT_CAPS, type ResourceCaps } from "../system/caps.ts";
 import type { SpecProblem } from "./errors.ts";
 import { createFieldChecks, type Path } from "./field-checks.ts";
 import type { SourceMap } from "./positions.ts";
 import type { KnownToolName, RawTaskSpec } from "./schema.ts";
+import { parseSize } from "./size.ts";
 import {
   DEFAULT_HOOK_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
@@ -197,6 +199,12 @@ export function normalizeSpec(
   const timeoutMs = duration(raw.limits?.timeout, ["limits", "timeout"]);
   if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
 
+  const caps = capsOf(raw.caps, (key, value) =>
+    report({ path: ["caps", key] }, `bad size '${value}': less than one byte`, {
+      expected: "a size like 32MiB or 1GiB",
+    }),
+  );
+
   if (problems.length > 0 || !resolvedModel) return { problems };
   return {
     problems,
@@ -214,8 +222,33 @@ export function normalizeSpec(
       sandboxNetwork: raw.sandbox_network ?? false,
       protect: raw.protect ?? [],
       limits,
+      caps,
       hooks,
       outputs: { dir: raw.outputs?.dir ?? DEFAULT_OUTPUT_DIR },
     },
+  };
+}
+
+/**
+ * The spec's `caps` with the defaults filled in. The schema has checked each value's form; a size
+ * that rounds to no byte at all (`0MiB`, `0.1B`) is reported through `bad`.
+ */
+function capsOf(raw: RawTaskSpec["caps"], bad: (key: string, value: string | number) => void): ResourceCaps {
+  const bytes = (key: keyof NonNullable<RawTaskSpec["caps"]>, fallback: number) => {
+    const value = raw?.[key];
+    if (value === undefined) return fallback;
+    const parsed = parseSize(value);
+    if (parsed === undefined) bad(key, value);
+    return parsed ?? fallback;
+  };
+  return {
+    commandOutputBytes: bytes("command_output", DEFAULT_CAPS.commandOutputBytes),
+    savedOutputBytes: bytes("saved_outputs", DEFAULT_CAPS.savedOutputBytes),
+    tmpBytes: bytes("tmp_size", DEFAULT_CAPS.tmpBytes),
+    devShmBytes: bytes("dev_shm_size", DEFAULT_CAPS.devShmBytes),
+    homeBytes: bytes("home_size", DEFAULT_CAPS.homeBytes),
+    processes: raw?.processes ?? DEFAULT_CAPS.processes,
+    turnResultBytes: bytes("turn_results", DEFAULT_CAPS.turnResultBytes),
+    turnToolCalls: raw?.turn_tool_calls ?? DEFAULT_CAPS.turnToolCalls,
   };
 }

@@ -15,6 +15,15 @@ export type KnownToolName = (typeof KNOWN_TOOLS)[number];
 /** `120s`, `20m`, `1h30m`, `500ms`; a bare number means seconds. */
 export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
 
+/** `32MiB`, `1GiB`, `512KiB` (powers of 1024), `100MB` (powers of 1000), `64B`; a bare number means bytes. */
+export const SIZE_PATTERN = /^\d+(?:\.\d+)?\s?(?:[kKmMgG][iI]?)?[bB]$/;
+
+const size = z
+  .union([z.string().regex(SIZE_PATTERN), z.int().positive()])
+  .describe(
+    "A size: `32MiB`, `1GiB`, `512KiB` (powers of 1024), `100MB` (powers of 1000), or a number of bytes.",
+  );
+
 const duration = z
   .union([z.string().regex(DURATION_PATTERN), z.number().positive()])
   .describe("A duration: `120s`, `20m`, `1h30m`, `500ms`, or a number of seconds.");
@@ -187,6 +196,39 @@ export const taskSchema = z.strictObject({
       timeout: duration.optional(),
     })
     .optional(),
+  caps: z
+    .strictObject({
+      command_output: size
+        .optional()
+        .describe(
+          "Bytes of one command's saved output (bash, command hooks); past it the command is stopped and the model told. Default: 32MiB.",
+        ),
+      saved_outputs: size
+        .optional()
+        .describe(
+          "Bytes all saved command outputs of the run may hold in <outputs>/tool-output; the oldest go first. Default: 256MiB.",
+        ),
+      tmp_size: size.optional().describe("Size of the sandbox's /tmp. Default: 1GiB."),
+      dev_shm_size: size.optional().describe("Size of the sandbox's /dev/shm. Default: 1GiB."),
+      home_size: size.optional().describe("Size of the sandbox's $HOME. Default: 1GiB."),
+      processes: z
+        .int()
+        .positive()
+        .optional()
+        .describe(
+          "Processes the run's commands may have at once (a pids cgroup, else RLIMIT_NPROC). Default: 1024.",
+        ),
+      turn_results: size
+        .optional()
+        .describe("Bytes of tool results one turn may keep in memory; later results are cut. Default: 4MiB."),
+      turn_tool_calls: z
+        .int()
+        .positive()
+        .optional()
+        .describe("Tool calls of one turn that are executed; the rest are refused. Default: 256."),
+    })
+    .optional()
+    .describe("Caps on what the agent's commands and tool calls may use up (docs/security.md, Caps)."),
   hooks: z
     .strictObject({
       before_tool_call: z.array(beforeToolCallRule).optional(),

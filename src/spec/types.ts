@@ -1,4 +1,5 @@
 import type { Model, ThinkingLevel, ToolExecutionMode } from "../core/types.ts";
+import type { ResourceCaps } from "../system/caps.ts";
 import type { KnownToolName } from "./schema.ts";
 import type { TemplatePart } from "./template.ts";
 
@@ -108,6 +109,8 @@ export interface TaskSpec {
   /** Extra protected globs for every tool (and read-only in the sandbox). Default []. */
   protect: string[];
   limits: TaskLimits;
+  /** The spec's `caps`, every one filled in (defaults: `DEFAULT_CAPS`, docs/security.md). */
+  caps: ResourceCaps;
   hooks: {
     beforeToolCall: BeforeToolCallRule[];
     afterToolCall: AfterToolCallRule[];

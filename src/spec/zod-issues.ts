@@ -2,7 +2,8 @@ import type { z } from "zod";
 import { suggestDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
 import { positionAt, type SourceMap } from "./positions.ts";
-import { DURATION_PATTERN, KNOWN_TOOLS, MODEL_REF_PATTERN } from "./schema.ts";
+import { DURATION_PATTERN, KNOWN_TOOLS, MODEL_REF_PATTERN, SIZE_PATTERN } from "./schema.ts";
+import { suggestSize } from "./size.ts";
 import { closest } from "./suggest.ts";
 
 type Issue = z.core.$ZodIssue;
@@ -110,6 +111,14 @@ function collect(
           ...at(path),
           message: `bad duration ${describeShort(value)}`,
           expected: "a duration like 120s, 20m, 1h30m or 500ms",
+          ...(suggestion && { suggestion: `'${suggestion}'` }),
+        });
+      } else if (pattern === String(SIZE_PATTERN)) {
+        const suggestion = typeof value === "string" ? suggestSize(value) : undefined;
+        out.push({
+          ...at(path),
+          message: `bad size ${describeShort(value)}`,
+          expected: "a size like 32MiB, 1GiB, 512KiB or 100MB, or a number of bytes",
           ...(suggestion && { suggestion: `'${suggestion}'` }),
         });
       } else if (pattern === String(MODEL_REF_PATTERN)) {
