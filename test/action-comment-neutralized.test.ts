@@ -67,6 +67,27 @@ describe("comment hygiene", () => {
     expect(out[6]).toBe(`after @${ZWSP}x`);
   });
 
+  test("protocol-relative images, links and reference definitions (//host, /\\host) are foreign links", () => {
+    const out = neutralizeComment(
+      [
+        "![p](//evil.example/p.png) [x](//evil.example/x) ![q](/\\evil.example/q.png) [y](\\\\evil.example/y)",
+        '![t](<//evil.example/a b.png> "title") [u](//evil.example/u (paren title))',
+        "[ref]: //evil.example/ref",
+        '  [ref2]: <//evil.example/r2> "t"',
+        "![used][ref] [ok](//github.com/o/r/pull/1) [rel](/docs/x.md) [up](../x.md)",
+        "[gh]: //github.com/o/r",
+      ].join("\n"),
+    );
+    expect(out.split("\n")).toEqual([
+      "[image from evil.example removed] x (link to evil.example removed) [image from evil.example removed] y (link to evil.example removed)",
+      "[image from evil.example removed] u (link to evil.example removed)",
+      "[ref]: `//evil.example/ref`",
+      '  [ref2]: `//evil.example/r2` "t"',
+      "![used][ref] [ok](//github.com/o/r/pull/1) [rel](/docs/x.md) [up](../x.md)",
+      "[gh]: //github.com/o/r",
+    ]);
+  });
+
   test("escaped backticks open no code span: an image between them is removed", () => {
     const text = "\\`![p](https://evil.example/p.png)\\` and \\\\`@kept`";
     expect(neutralizeComment(text)).toBe("\\`[image from evil.example removed]\\` and \\\\`@kept`");

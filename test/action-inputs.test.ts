@@ -87,7 +87,7 @@ describe("readActionInputs", () => {
 });
 
 describe("eventTarget", () => {
-  test("pull_request: the PR number, no commenter to check", async () => {
+  test("pull_request: the PR number", async () => {
     expect(eventTarget("pull_request", await fixture("pull_request.json"))).toEqual({
       issueNumber: 42,
       isPullRequest: true,
@@ -103,11 +103,10 @@ describe("eventTarget", () => {
     expect(eventTarget("pull_request_target", payload)).toMatchObject({ issueNumber: 42, fromFork: true });
   });
 
-  test("issue_comment: the PR number and the commenter", async () => {
+  test("issue_comment: the PR number", async () => {
     expect(eventTarget("issue_comment", await fixture("issue_comment.json"))).toEqual({
       issueNumber: 42,
       isPullRequest: true,
-      commenter: "drive-by-user",
     });
   });
 

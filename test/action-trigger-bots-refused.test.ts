@@ -6,6 +6,7 @@ import {
   eventActors,
   isTrustedTrigger,
   parseAllowedBots,
+  triggerAuthors,
 } from "../src/action/trigger-trust.ts";
 
 const user = (login: string): EventActor => ({ login, type: "User", role: "sender" });
@@ -73,7 +74,31 @@ describe("bots and trust", () => {
     ["issue_comment", undefined, false],
     ["issues", undefined, false],
     ["workflow_run", undefined, false],
+    ["commit_comment", undefined, false],
+    ["discussion_comment", undefined, false],
+    ["pull_request_review", false, false],
+    ["an_event_from_the_future", undefined, false],
   ] as const)("isTrustedTrigger(%s, fromFork %s) is %s", ([event, fromFork, expected]) => {
     expect(isTrustedTrigger(event, fromFork)).toBe(expected);
+  });
+
+  const u = (login: string) => ({ login, type: "User" });
+  test.for([
+    [
+      "a comment (issue, commit, discussion, review comment)",
+      { comment: { user: u("c") }, issue: { user: u("i") } },
+      ["c:comment author"],
+    ],
+    ["a review", { review: { user: u("r") }, pull_request: { user: u("p") } }, ["r:review author"]],
+    ["a discussion without a comment", { discussion: { user: u("d") } }, ["d:discussion author"]],
+    [
+      "a comment on a discussion: the comment's author",
+      { comment: { user: u("c") }, discussion: { user: u("d") } },
+      ["c:comment author"],
+    ],
+    ["a comment without an author", { comment: { body: "x" } }, [":comment author"]],
+    ["a push: nobody", { pusher: u("p"), sender: u("p") }, []],
+  ] as [string, unknown, string[]][])("the authors of the triggering text: %s", ([, payload, expected]) => {
+    expect(triggerAuthors(payload).map((a) => `${a.login}:${a.role}`)).toEqual(expected);
   });
 });

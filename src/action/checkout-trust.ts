@@ -20,8 +20,9 @@ export const PRIVILEGED_PR_EVENTS: readonly string[] = ["pull_request_target", "
 
 /**
  * The commit whose task spec and hook scripts the run uses, for events where the checkout may
- * hold a pull request's code: `GITHUB_SHA` (the base branch on pull_request_target, the default
- * branch on issue_comment and workflow_run), the PR's base commit on pull_request_review_comment
+ * hold a pull request's code or a comment trigger's: `GITHUB_SHA` (the base branch on
+ * pull_request_target, the default branch on issue_comment, commit_comment, discussion_comment and
+ * workflow_run), the PR's base commit on pull_request_review and pull_request_review_comment
  * (where GITHUB_SHA is the PR's merge commit). `undefined` for other events: their checkout is
  * the workflow's own.
  */
@@ -33,8 +34,11 @@ export function trustedCommit(
   switch (eventName) {
     case "pull_request_target":
     case "issue_comment":
+    case "commit_comment":
+    case "discussion_comment":
     case "workflow_run":
       return env.GITHUB_SHA || undefined;
+    case "pull_request_review":
     case "pull_request_review_comment":
       return prSha(payload, "base");
     default:

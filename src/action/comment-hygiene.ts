@@ -93,16 +93,33 @@ function findRun(line: string, from: number, length: number): number {
 }
 
 const URL_PATTERN = /\b(?:https?|ftp):\/\/[^\s<>`"')\]]+|\bwww\.[^\s<>`"')\]]+/gi;
-const MARKDOWN_LINK = /(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
+/** An inline link or image: `[label](dest "title")`, the destination bare or in `<…>`. */
+const MARKDOWN_LINK =
+  /(!?)\[([^\]\n]*)\]\(\s*(?:<([^>\n]*)>|([^)\s]+))(?:\s+(?:"[^"]*"|'[^']*'|\([^)]*\)))?\s*\)/g;
+/** A link reference definition at the start of a line: `[label]: dest`, the destination bare or in `<…>`. */
+const REFERENCE_DEFINITION = /^( {0,3}\[[^\]\n]+\]:[ \t]*)(<[^>\n]*>|\S+)/;
+/** A destination a browser resolves against another host: `//host/…`, also spelt with backslashes (`/\\host`). */
+const PROTOCOL_RELATIVE = /^[\\/]{2}/;
 const CLOSING_KEYWORD =
   /\b(close[sd]?|fix(?:e[sd])?|resolve[sd]?)(\s*:?\s+)(?=(?:[\w.-]+\/[\w.-]+)?#\d|https?:\/\/\S+\/(?:issues|pull)\/\d)/gi;
 const OWN_TAGS = /^<\/?(?:details|summary)>|^<details open>/i;
 
 function neutralizeText(text: string, extraHosts: readonly string[]): string {
-  let out = text.replace(MARKDOWN_LINK, (whole, bang: string, label: string, url: string) => {
+  let out = text.replace(
+    MARKDOWN_LINK,
+    (whole, bang: string, label: string, angled: string | undefined, bare: string | undefined) => {
+      const host = hostOf(angled ?? bare ?? "");
+      if (host === undefined || isAllowedHost(host, extraHosts)) return whole;
+      return bang ? `[image from ${host} removed]` : `${label} (link to ${host} removed)`;
+    },
+  );
+  // A definition's destination with a scheme is caught by URL_PATTERN below; a protocol-relative
+  // one becomes a code span here, so neither the definition nor the links using it lead anywhere.
+  out = out.replace(REFERENCE_DEFINITION, (whole, head: string, dest: string) => {
+    const url = dest.startsWith("<") ? dest.slice(1, -1) : dest;
+    if (!PROTOCOL_RELATIVE.test(url)) return whole;
     const host = hostOf(url);
-    if (host === undefined || isAllowedHost(host, extraHosts)) return whole;
-    return bang ? `[image from ${host} removed]` : `${label} (link to ${host} removed)`;
+    return host === undefined || isAllowedHost(host, extraHosts) ? whole : `${head}\`${url}\``;
   });
   out = out.replace(URL_PATTERN, (url) => {
     const host = hostOf(url);
@@ -118,9 +135,16 @@ function neutralizeText(text: string, extraHosts: readonly string[]): string {
   return out;
 }
 
-/** The host of an absolute URL (or `www.` address); undefined for relative links and anchors. */
+/**
+ * The host of an absolute URL, a `www.` address or a protocol-relative one (`//host/…`, which the
+ * page's scheme completes); undefined for relative links and anchors.
+ */
 function hostOf(url: string): string | undefined {
-  const withScheme = /^www\./i.test(url) ? `https://${url}` : url;
+  const withScheme = /^www\./i.test(url)
+    ? `https://${url}`
+    : PROTOCOL_RELATIVE.test(url)
+      ? `https:${url.replace(/\\/g, "/")}`
+      : url;
   if (!/^[a-z][a-z0-9+.-]*:/i.test(withScheme)) return undefined;
   try {
     const parsed = new URL(withScheme);

@@ -1,6 +1,7 @@
 /**
- * Which pull request (or issue) an event is about, and who triggered it, from the raw event
- * payload. Parsed from `unknown` because the payload is whatever the runner wrote to disk.
+ * Which pull request (or issue) an event is about, from the raw event payload; who wrote the
+ * triggering text is `triggerAuthors` (trigger-trust.ts). Parsed from `unknown` because the
+ * payload is whatever the runner wrote to disk.
  */
 
 /** Events on which the action comments. */
@@ -8,18 +9,14 @@ export const COMMENT_EVENTS: readonly string[] = [
   "pull_request",
   "pull_request_target",
   "issue_comment",
+  "pull_request_review",
   "pull_request_review_comment",
 ];
-
-/** Events triggered by a comment: the commenter must have write or admin permission. */
-export const COMMENT_TRIGGER_EVENTS: readonly string[] = ["issue_comment", "pull_request_review_comment"];
 
 export interface EventTarget {
   /** The PR or issue number that gets the comment. */
   issueNumber: number;
   isPullRequest: boolean;
-  /** Login of the comment's author, for comment-triggered events only. */
-  commenter?: string;
   /** The PR's head is in another repository (a fork). Known for pull request events only. */
   fromFork?: boolean;
 }
@@ -41,13 +38,6 @@ export function eventTarget(eventName: string, payload: unknown): EventTarget | 
     const base = isRecord(pr.base.repo) ? pr.base.repo.full_name : undefined;
     // A deleted fork has a null head repo: still not this repository.
     if (typeof base === "string") target.fromFork = head !== base;
-  }
-  if (COMMENT_TRIGGER_EVENTS.includes(eventName)) {
-    const comment = payload.comment;
-    const user = isRecord(comment) ? comment.user : undefined;
-    const login = isRecord(user) && typeof user.login === "string" ? user.login : undefined;
-    // An empty login cannot be checked; the permission check then refuses it.
-    target.commenter = login ?? "";
   }
   return target;
 }

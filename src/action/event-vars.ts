@@ -1,7 +1,7 @@
 /**
  * Text from the event, offered to the prompt as task variables: `{{ vars.event_title }}`,
  * `{{ vars.event_body }}` (the pull request's or issue's title and body) and
- * `{{ vars.comment_body }}` (the triggering comment). Anyone who can open a PR or comment wrote
+ * `{{ vars.comment_body }}` (the triggering comment, or the review's body on pull_request_review). Anyone who can open a PR or comment wrote
  * it, so every value goes through the sanitizer first (hidden markup, invisible characters,
  * size). Each is "" when the event has none, so a spec can use them on any event.
  */
@@ -22,7 +22,7 @@ export function eventVars(
     : isRecord(record.issue)
       ? record.issue
       : {};
-  const comment = isRecord(record.comment) ? record.comment : {};
+  const comment = isRecord(record.comment) ? record.comment : isRecord(record.review) ? record.review : {};
   const text = (value: unknown) => (typeof value === "string" && value !== "" ? sanitize(value) : "");
   return {
     event_title: text(subject.title),

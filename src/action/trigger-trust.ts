@@ -4,34 +4,63 @@
  * with `sandbox: auto`) only for events whose content comes from people with write access.
  */
 
-/** An account named by the event payload: its `sender`, or a comment's author. */
+/** An account named by the event payload: its `sender`, or the author of a comment, review or discussion. */
 export interface EventActor {
+  /** "" when the payload names a comment, review or discussion but not its author's login. */
   login: string;
   /** GitHub's account type: "User", "Bot", "Organization"; "" when the payload does not say. */
   type: string;
-  /** Where the payload names it, for messages: "sender" or "comment author". */
+  /** Where the payload names it, for messages: "sender", "comment author", "review author", "discussion author". */
   role: string;
 }
 
 /**
  * Events whose content can only come from people with write access (or from the repository's own
- * branches). Everything else (forks' pull requests, pull_request_target, comments, issues,
- * workflow_run, unknown events) carries text or code from outside and is untrusted.
+ * branches). Everything else (forks' pull requests, pull_request_target, comments, reviews,
+ * issues, discussions, workflow_run, and any event not named here) carries text or code from
+ * outside and is untrusted.
  */
 export const TRUSTED_EVENTS: readonly string[] = ["push", "workflow_dispatch", "schedule", "merge_group"];
 
-/** The accounts an event names: its sender and, for comment events, the comment's author. */
+/**
+ * The authors of the text that triggered the event, whatever the event is called: the comment's
+ * (`issue_comment`, `commit_comment`, `discussion_comment`, `pull_request_review_comment`), the
+ * review's (`pull_request_review`), or the discussion's for a `discussion` event (a payload with a
+ * discussion and no comment). Read from the payload's shape, not the event's name, so an event type
+ * this list does not know is checked the same way. A comment, review or discussion without an
+ * author's login gives an actor with login "" (the permission check refuses it). The subject a
+ * comment is on (the issue, pull request or discussion) is not its author's text and is not listed.
+ */
+export function triggerAuthors(payload: unknown): EventActor[] {
+  if (!isRecord(payload)) return [];
+  const authors: EventActor[] = [];
+  const add = (item: unknown, role: string) => {
+    if (!isRecord(item)) return;
+    const user = item.user;
+    const login = isRecord(user) && typeof user.login === "string" ? user.login : "";
+    if (login !== "" && authors.some((a) => a.login === login)) return;
+    const type = isRecord(user) && typeof user.type === "string" ? user.type : "";
+    authors.push({ login, type, role });
+  };
+  add(payload.comment, "comment author");
+  add(payload.review, "review author");
+  if (!isRecord(payload.comment)) add(payload.discussion, "discussion author");
+  return authors;
+}
+
+/** The accounts an event names: its sender and the authors of the text that triggered it (`triggerAuthors`). */
 export function eventActors(payload: unknown): EventActor[] {
   if (!isRecord(payload)) return [];
   const actors: EventActor[] = [];
-  const add = (value: unknown, role: string) => {
-    if (!isRecord(value) || typeof value.login !== "string" || value.login === "") return;
-    const login = value.login;
-    if (actors.some((a) => a.login === login)) return;
-    actors.push({ login, type: typeof value.type === "string" ? value.type : "", role });
+  const add = (actor: EventActor) => {
+    if (actor.login === "" || actors.some((a) => a.login === actor.login)) return;
+    actors.push(actor);
   };
-  add(payload.sender, "sender");
-  if (isRecord(payload.comment)) add(payload.comment.user, "comment author");
+  const sender = payload.sender;
+  if (isRecord(sender) && typeof sender.login === "string") {
+    add({ login: sender.login, type: typeof sender.type === "string" ? sender.type : "", role: "sender" });
+  }
+  for (const author of triggerAuthors(payload)) add(author);
   return actors;
 }
 

@@ -1,6 +1,6 @@
 /**
- * The checks between an event and a run, in order: bots (`allowed-bots`), the commenter's
- * permission (comment triggers), the checkout on privileged PR events (`allow-untrusted-checkout`),
+ * The checks between an event and a run, in order: bots (`allowed-bots`), the permission of the
+ * author of the triggering comment, review or discussion, the checkout on privileged PR events (`allow-untrusted-checkout`),
  * then the task spec and hook scripts from the trusted commit. Each refusal says why in one line.
  */
 import path from "node:path";
@@ -10,7 +10,7 @@ import type { EventTarget } from "./event-target.ts";
 import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
 import type { ActionInputs } from "./inputs.ts";
 import { checkCommenterPermission } from "./permissions.ts";
-import { checkBots, eventActors, isTrustedTrigger } from "./trigger-trust.ts";
+import { checkBots, eventActors, isTrustedTrigger, triggerAuthors } from "./trigger-trust.ts";
 import { taskFromTrustedCommit } from "./trusted-spec.ts";
 
 export type GateOutcome =
@@ -74,23 +74,32 @@ async function checkAll(options: GateOptions): Promise<GateOutcome> {
   if (!bots.allowed) return { run: false, kind: "skipped", message: bots.message };
   if (bots.message) notes.push(bots.message);
 
-  if (target?.commenter !== undefined) {
-    if (bots.listedBots.includes(target.commenter)) {
+  // Whoever wrote the comment, review or discussion that triggered the run must have write access,
+  // on every event whose payload names one (unknown event types included).
+  for (const author of triggerAuthors(ctx.payload)) {
+    if (author.login !== "" && bots.listedBots.includes(author.login)) {
       // The permission API knows nothing of apps; listing the bot is the workflow's explicit grant.
-      notes.push(`@${target.commenter} is a bot listed in 'allowed-bots': no permission check`);
-    } else {
-      const github = await options.client();
-      const check = github
-        ? await checkCommenterPermission(github, {
-            ...options.apiOptions,
-            owner: ctx.owner,
-            repo: ctx.repo,
-            username: target.commenter,
-          })
-        : { allowed: false, message: "no github-token to check the commenter's permission; not running" };
-      if (!check.allowed) return { run: false, kind: "skipped", message: check.message };
-      notes.push(check.message);
+      notes.push(`@${author.login} is a bot listed in 'allowed-bots': no permission check`);
+      continue;
     }
+    if (author.login === "") {
+      return {
+        run: false,
+        kind: "skipped",
+        message: `the event names no ${author.role}'s login; not running`,
+      };
+    }
+    const github = await options.client();
+    const check = github
+      ? await checkCommenterPermission(github, {
+          ...options.apiOptions,
+          owner: ctx.owner,
+          repo: ctx.repo,
+          username: author.login,
+        })
+      : { allowed: false, message: `no github-token to check the ${author.role}'s permission; not running` };
+    if (!check.allowed) return { run: false, kind: "skipped", message: check.message };
+    notes.push(check.message);
   }
 
   const checkout: CheckoutCheck = await checkCheckout({
