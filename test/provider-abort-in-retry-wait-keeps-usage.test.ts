@@ -1,7 +1,7 @@
 import { expect, test } from "vitest";
 import type { AssistantMessageEvent } from "../src/core/provider.ts";
 import type { AssistantMessage, Model } from "../src/core/types.ts";
-import { StreamInterruptedError } from "../src/providers/classify-error.ts";
+import { StreamInterruptedError } from "../src/providers/errors.ts";
 import { type Attempt, OPENED, runStream } from "../src/providers/stream-runner.ts";
 import { streamRequest } from "./mock-llm/collect.ts";
 

@@ -98,6 +98,8 @@ export interface ProviderErrorInfo {
   status?: number;
   /** "auth" and "spend" are never retried; "transient" means retries were exhausted. */
   kind: "auth" | "spend" | "transient" | "bad_request" | "timeout" | "connection" | "config" | "unknown";
+  /** The provider's own error type or code, when it sent one ("overloaded_error", "context_length_exceeded"). */
+  code?: string;
   message: string;
 }
 
@@ -110,6 +112,11 @@ export interface AssistantMessage {
   stopReason: StopReason;
   errorMessage?: string;
   error?: ProviderErrorInfo;
+  /**
+   * The provider sent no token usage for this message (some servers and proxies leave it out):
+   * its counts are 0 and `usage.costUnknown` is set, since what it cost cannot be known.
+   */
+  usageMissing?: boolean;
   responseId?: string;
   timestamp: number;
 }

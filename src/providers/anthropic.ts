@@ -1,118 +1,115 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/provider.ts";
 import type { Model, StopReason } from "../core/types.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
-import { StreamInterruptedError } from "./classify-error.ts";
+import type { SdkErrorClasses } from "./classify-error.ts";
 import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
+import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
-import { type RetryNotices, whileOpening } from "./retry-notices.ts";
-import { type AttemptContext, OPENED, runStream } from "./stream-runner.ts";
+import { readEvents } from "./sse.ts";
+import { type AttemptContext, OPENED, openResponse, runStream } from "./stream-runner.ts";
+import { type Json, num, obj, str } from "./wire-utils.ts";
+
+interface AnthropicSdk {
+  client: Anthropic;
+  errors: SdkErrorClasses;
+}
 
 /**
  * The Anthropic Messages API over `@anthropic-ai/sdk`, streaming. Throws `ProviderConfigError` at
- * creation when the API key is missing; afterwards never throws (failures end the stream).
+ * creation when the API key is missing; afterwards never throws (failures end the stream). The SDK
+ * opens the request (auth, base URL, timeout; no retries of its own) and we read the events, so
+ * every fault is handled in one place (stream-runner.ts).
  */
 export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): Provider {
   const settings = resolveClientSettings(model, deps);
-  let client: Promise<Anthropic> | undefined;
-  const getClient = () => {
-    client ??= import("@anthropic-ai/sdk").then(
-      ({ default: Sdk }) =>
-        new Sdk({
-          apiKey: settings.apiKey,
-          authToken: null,
-          baseURL: settings.baseUrl,
-          maxRetries: settings.maxRetries,
-          timeout: settings.requestTimeoutMs,
-          fetch: settings.fetch,
-        }),
-    );
-    return client;
+  let sdk: Promise<AnthropicSdk> | undefined;
+  const getSdk = () => {
+    sdk ??= import("@anthropic-ai/sdk").then((module) => ({
+      client: new module.default({
+        apiKey: settings.apiKey,
+        authToken: null,
+        baseURL: settings.baseUrl,
+        maxRetries: 0,
+        timeout: settings.requestTimeoutMs,
+        fetch: settings.fetch,
+        logLevel: "off",
+      }),
+      errors: module,
+    }));
+    return sdk;
   };
   return {
     name: "anthropic",
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "toolu"), (ctx) =>
-        anthropicAttempt(getClient, settings.notices, request, ctx),
+        anthropicAttempt(getSdk, request, ctx),
       );
     },
   };
 }
 
 async function* anthropicAttempt(
-  getClient: () => Promise<Anthropic>,
-  notices: RetryNotices,
+  getSdk: () => Promise<AnthropicSdk>,
   request: StreamRequest,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
-  const client = await getClient();
+  const { client, errors } = await getSdk();
   const params = buildAnthropicParams(request);
-  const stream = yield* whileOpening(
-    (headers) => client.messages.create(params, { signal, headers }),
-    notices,
-    builder,
-  );
+  const response = await openResponse(() => client.messages.create(params, { signal }).asResponse(), errors);
   yield OPENED;
   let stopReason: StopReason | undefined;
-  let completed = false;
-  for await (const event of stream) {
-    const out = handleEvent(event, builder, (reason) => {
-      stopReason = reason;
-    });
+  for await (const { data } of readEvents(response)) {
+    const event = obj(data) ?? {};
+    const type = str(event.type);
+    if (type === "message_stop") return stopReason ?? "stop";
+    if (type === "error") {
+      const error = obj(event.error) ?? {};
+      throw new InStreamError(
+        str(error.type) ?? "api_error",
+        str(error.message) ?? "the stream reported an error",
+      );
+    }
+    if (type === "message_delta") {
+      readUsage(builder, obj(event.usage));
+      const reason = str(obj(event.delta)?.stop_reason);
+      if (reason) stopReason = mapStopReason(reason);
+      continue;
+    }
+    const out = handleEvent(type, event, builder);
     if (out) yield out;
-    if (event.type === "message_stop") completed = true;
   }
-  if (!completed) throw new StreamInterruptedError("cut", "the stream ended before message_stop");
-  return stopReason ?? "stop";
+  throw new StreamInterruptedError("cut", "the stream ended before message_stop");
 }
 
+/** Maps one wire event to a core event. Wire JSON is read defensively: proxies drop or rename fields. */
 function handleEvent(
-  event: RawMessageStreamEvent,
+  type: string | undefined,
+  event: Json,
   builder: MessageBuilder,
-  setStop: (reason: StopReason) => void,
 ): AssistantMessageEvent | undefined {
-  switch (event.type) {
+  const key = String(num(event.index) ?? 0);
+  switch (type) {
     case "message_start": {
-      const u = event.message.usage;
-      builder.message.responseId = event.message.id;
-      builder.usage({
-        input: u.input_tokens ?? 0,
-        output: u.output_tokens ?? 0,
-        cacheRead: u.cache_read_input_tokens ?? 0,
-        cacheWrite: u.cache_creation_input_tokens ?? 0,
-      });
+      const message = obj(event.message) ?? {};
+      if (str(message.id)) builder.message.responseId = str(message.id);
+      readUsage(builder, obj(message.usage));
       return undefined;
     }
     case "content_block_start": {
-      const key = String(event.index);
-      const block = event.content_block;
-      if (block.type === "text" && block.text) return builder.text(key, block.text);
-      if (block.type === "thinking" && block.thinking) return builder.thinking(key, block.thinking);
-      if (block.type === "redacted_thinking") builder.thinkingSignature(key, block.data, true);
-      if (block.type === "tool_use") builder.toolCallStart(key, block.id, block.name);
+      const block = obj(event.content_block) ?? {};
+      if (block.type === "text") return builder.text(key, str(block.text) ?? "");
+      if (block.type === "thinking") return builder.thinking(key, str(block.thinking) ?? "");
+      if (block.type === "redacted_thinking") builder.thinkingSignature(key, str(block.data) ?? "", true);
+      if (block.type === "tool_use") builder.toolCallStart(key, str(block.id), str(block.name) ?? "");
       return undefined;
     }
     case "content_block_delta": {
-      const key = String(event.index);
-      const delta = event.delta;
-      if (delta.type === "text_delta") return builder.text(key, delta.text);
-      if (delta.type === "thinking_delta") return builder.thinking(key, delta.thinking);
-      if (delta.type === "signature_delta") builder.thinkingSignature(key, delta.signature);
-      if (delta.type === "input_json_delta") return builder.toolCallDelta(key, delta.partial_json);
-      return undefined;
-    }
-    case "message_delta": {
-      const u = event.usage;
-      builder.usage({
-        output: u.output_tokens ?? undefined,
-        ...(typeof u.input_tokens === "number" && { input: u.input_tokens }),
-        ...(typeof u.cache_read_input_tokens === "number" && { cacheRead: u.cache_read_input_tokens }),
-        ...(typeof u.cache_creation_input_tokens === "number" && {
-          cacheWrite: u.cache_creation_input_tokens,
-        }),
-      });
-      if (event.delta.stop_reason) setStop(mapStopReason(event.delta.stop_reason));
+      const delta = obj(event.delta) ?? {};
+      if (delta.type === "text_delta") return builder.text(key, str(delta.text) ?? "");
+      if (delta.type === "thinking_delta") return builder.thinking(key, str(delta.thinking) ?? "");
+      if (delta.type === "signature_delta") builder.thinkingSignature(key, str(delta.signature) ?? "");
+      if (delta.type === "input_json_delta") return builder.toolCallDelta(key, str(delta.partial_json) ?? "");
       return undefined;
     }
     default:
@@ -120,6 +117,23 @@ function handleEvent(
   }
 }
 
+/** Counts present in a usage object (message_start has input and cache; message_delta the output). */
+function readUsage(builder: MessageBuilder, usage: Json | undefined): void {
+  if (!usage) return;
+  const input = num(usage.input_tokens);
+  const output = num(usage.output_tokens);
+  const cacheRead = num(usage.cache_read_input_tokens);
+  const cacheWrite = num(usage.cache_creation_input_tokens);
+  if ([input, output, cacheRead, cacheWrite].every((n) => n === undefined)) return;
+  builder.usage({
+    ...(input !== undefined && { input }),
+    ...(output !== undefined && { output }),
+    ...(cacheRead !== undefined && { cacheRead }),
+    ...(cacheWrite !== undefined && { cacheWrite }),
+  });
+}
+
+/** Anthropic's stop reasons: `max_tokens` (and a full context window) cut the message off. */
 function mapStopReason(reason: string): StopReason {
   if (reason === "max_tokens" || reason === "model_context_window_exceeded") return "length";
   if (reason === "tool_use") return "toolUse";

@@ -1,108 +1,167 @@
 import type { ProviderErrorInfo } from "../core/types.ts";
+import { InStreamError, ProviderRequestError, StreamInterruptedError } from "./errors.ts";
+import { retryAfterMs } from "./retry-policy.ts";
+import { obj, str } from "./wire-utils.ts";
 
-/** A failure our own retry layer handles: the stream broke or went quiet after the headers. */
-export class StreamInterruptedError extends Error {
-  override readonly name = "StreamInterruptedError";
-  readonly kind: "cut" | "idle";
-  constructor(kind: "cut" | "idle", message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.kind = kind;
-  }
+// biome-ignore lint/suspicious/noExplicitAny: a constructor of any arity, only used with instanceof
+type ErrorClass = abstract new (...args: any[]) => Error;
+
+/**
+ * The error classes an SDK exports. Both SDKs (Stainless-generated) export these four; we test
+ * `instanceof` against them, never class names, which the bundle minifies.
+ */
+export interface SdkErrorClasses {
+  APIError: ErrorClass;
+  APIConnectionError: ErrorClass;
+  APIConnectionTimeoutError: ErrorClass;
+  APIUserAbortError: ErrorClass;
 }
 
-/** A failure the server reported inside a 200 stream (an `error` or `response.failed` event). */
-export class InStreamError extends Error {
-  override readonly name = "InStreamError";
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(`${code}: ${message}`);
-    this.code = code;
+/**
+ * What an SDK threw while opening a request, as a `ProviderRequestError` carrying the facts (the
+ * SDK's error is its `cause`). Anything else is returned unchanged.
+ */
+export function requestFailureOf(error: unknown, sdk: SdkErrorClasses): unknown {
+  if (error instanceof sdk.APIUserAbortError) {
+    return new ProviderRequestError("aborted", "the request was aborted", { cause: error });
   }
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    return new ProviderRequestError("timeout", "no response within the request timeout", { cause: error });
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    return new ProviderRequestError("connection", `could not connect: ${rootMessage(error)}`, {
+      cause: error,
+    });
+  }
+  if (!(error instanceof sdk.APIError)) return error;
+  const e = error as Error & { status?: unknown; headers?: unknown; error?: unknown };
+  const status = typeof e.status === "number" ? e.status : undefined;
+  const headers = e.headers instanceof Headers ? e.headers : undefined;
+  const body = bodyFacts(e.error);
+  const rawText = e.message.replace(/^\d{3} /, "");
+  const message = body.message ?? describeBodyText(rawText, headers?.get("content-type") ?? null);
+  const shouldRetry = headers?.get("x-should-retry");
+  return new ProviderRequestError("status", message, {
+    status,
+    errorType: body.type,
+    retryAfterMs: headers ? retryAfterMs(headers) : undefined,
+    shouldRetry: shouldRetry === "true" ? true : shouldRetry === "false" ? false : undefined,
+    cause: error,
+  });
 }
 
-interface ErrorFacts {
-  status?: number;
-  /** Provider error type or code, e.g. "overloaded_error", "insufficient_quota". */
-  type?: string;
-  message: string;
-  constructorName: string;
+/** A classified failure: what to report, whether to retry, and how long the server asked us to wait. */
+export interface ClassifiedError {
+  info: ProviderErrorInfo;
+  retry: boolean;
+  /** The server's `retry-after`, when it sent one (capped). */
+  delayMs?: number;
 }
 
 const SPEND = /insufficient_quota|billing|credit balance|spend limit|quota exceeded|payment required/i;
+const TRANSIENT_TYPE = /overloaded|api_error|rate_limit|server_error|timeout|internal/i;
 
 /**
- * Maps anything a provider SDK throws to a `ProviderErrorInfo` and says whether our layer may retry
- * it. HTTP status errors reach us after the SDK's own retries, so they are final; errors raised
- * mid-stream (an SSE `error` event, a cut connection, an idle stream) are retried by us.
+ * Maps a failure to a `ProviderErrorInfo` and says whether it may be retried, from data only:
+ * our own error classes (`requestFailureOf` has turned the SDK's into `ProviderRequestError`),
+ * HTTP status, the provider's error type and the server's headers. One budget covers every
+ * retry: the SDKs are created with `maxRetries: 0`.
  */
-export function classifyError(
-  provider: string,
-  error: unknown,
-): { info: ProviderErrorInfo; retry: boolean; sdkRetried?: boolean } {
-  const facts = factsOf(error);
-  const info = (kind: ProviderErrorInfo["kind"]): ProviderErrorInfo => ({
+export function classifyError(provider: string, error: unknown): ClassifiedError {
+  const info = (
+    kind: ProviderErrorInfo["kind"],
+    message: string,
+    extra: Partial<ProviderErrorInfo> = {},
+  ) => ({
     provider,
-    ...(facts.status !== undefined && { status: facts.status }),
+    ...extra,
     kind,
-    message: facts.message,
+    message,
   });
   if (error instanceof StreamInterruptedError) {
-    return { info: info(error.kind === "idle" ? "timeout" : "connection"), retry: true };
+    const kind =
+      error.interruption === "idle" ? "timeout" : error.interruption === "cut" ? "connection" : "transient";
+    return { info: info(kind, error.message), retry: true };
   }
-  const status = facts.status;
-  const spendText = `${facts.type ?? ""} ${facts.message}`;
-  if (status === 402 || SPEND.test(spendText)) return { info: info("spend"), retry: false };
+  if (error instanceof InStreamError) {
+    // An error event inside a 200 stream (overloaded, api_error, rate limit) is worth another request.
+    const transient = TRANSIENT_TYPE.test(error.errorType) && !SPEND.test(error.message);
+    return {
+      info: info(transient ? "transient" : "unknown", error.message, { code: error.errorType }),
+      retry: transient,
+    };
+  }
+  if (error instanceof ProviderRequestError) return classifyRequestFailure(provider, error);
+  const message = error instanceof Error ? error.message || String(error) : String(error);
+  if (isNetworkError(error)) return { info: info("connection", message), retry: true };
+  return { info: info("unknown", message), retry: false };
+}
+
+function classifyRequestFailure(provider: string, error: ProviderRequestError): ClassifiedError {
+  const { status, errorType } = error;
+  const info = (kind: ProviderErrorInfo["kind"]): ProviderErrorInfo => ({
+    provider,
+    ...(status !== undefined && { status }),
+    ...(errorType !== undefined && { code: errorType }),
+    kind,
+    message: error.message,
+  });
+  if (error.failure === "timeout") return { info: info("timeout"), retry: true };
+  if (error.failure === "connection") return { info: info("connection"), retry: true };
+  if (error.failure === "aborted") return { info: info("unknown"), retry: false };
+  if (status === 402 || SPEND.test(`${errorType ?? ""} ${error.message}`))
+    return { info: info("spend"), retry: false };
   if (
     status === 401 ||
     status === 403 ||
-    facts.type === "authentication_error" ||
-    facts.type === "permission_error"
+    errorType === "authentication_error" ||
+    errorType === "permission_error"
   ) {
     return { info: info("auth"), retry: false };
   }
-  if (facts.constructorName.includes("Timeout"))
-    return { info: info("timeout"), retry: false, sdkRetried: true };
-  if (facts.constructorName.includes("Connection"))
-    return { info: info("connection"), retry: false, sdkRetried: true };
-  if (status !== undefined) {
-    if (status === 408 || status === 409 || status === 429 || status >= 500) {
-      return { info: info("transient"), retry: false, sdkRetried: true };
-    }
-    return { info: info("bad_request"), retry: false };
-  }
-  if (error instanceof InStreamError || facts.constructorName === "APIError") {
-    // An error event inside a 200 stream (overloaded, api_error, rate limit): worth another request.
-    const transient = /overloaded|api_error|rate_limit|server_error|timeout/i.test(spendText);
-    return { info: info(transient ? "transient" : "unknown"), retry: transient };
-  }
-  if (isNetworkError(error)) return { info: info("connection"), retry: true };
-  return { info: info("unknown"), retry: false };
-}
-
-function factsOf(error: unknown): ErrorFacts {
-  if (!(error instanceof Error)) return { message: String(error), constructorName: typeof error };
-  const e = error as Error & { status?: unknown; type?: unknown; code?: unknown; error?: unknown };
-  const status = typeof e.status === "number" ? e.status : undefined;
-  const body = e.error as
-    | { type?: unknown; code?: unknown; error?: { type?: unknown; code?: unknown } }
-    | undefined;
-  const type =
-    str(e.type) ??
-    str(e.code) ??
-    str(body?.error?.type) ??
-    str(body?.type) ??
-    str(body?.code) ??
-    str(body?.error?.code);
+  const transient =
+    status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+  const retry = error.shouldRetry ?? transient;
   return {
-    ...(status !== undefined && { status }),
-    ...(type !== undefined && { type }),
-    message: e.message || e.name,
-    constructorName: e.constructor?.name ?? e.name,
+    info: info(transient ? "transient" : "bad_request"),
+    retry,
+    ...(retry && error.retryAfterMs !== undefined && { delayMs: error.retryAfterMs }),
   };
 }
 
-function str(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
+/** The provider's error type and message from an error body (Anthropic nests them under `error`). */
+function bodyFacts(body: unknown): { type?: string; message?: string } {
+  const outer = obj(body);
+  const inner = obj(outer?.error);
+  const type =
+    str(inner?.code) ||
+    str(inner?.type) ||
+    str(outer?.code) ||
+    (outer?.type !== "error" ? str(outer?.type) : undefined);
+  const message = str(inner?.message) || str(outer?.message);
+  return { ...(type && { type }), ...(message && { message }) };
+}
+
+/** One line for a body that is not the API's JSON: an HTML page from a proxy says so, with its title. */
+export function describeBodyText(text: string, contentType: string | null): string {
+  if (/html/i.test(contentType ?? "") || /^\s*<(!doctype|html|head|body)\b/i.test(text)) {
+    const title = /<title[^>]*>([^<]*)</i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)</i.exec(text)?.[1];
+    const name = title?.replace(/\s+/g, " ").trim();
+    return `an HTML page instead of the API's answer (a proxy or gateway in between?)${name ? `: "${name.slice(0, 120)}"` : ""}`;
+  }
+  const line = text.replace(/\s+/g, " ").trim();
+  return line === "" ? "(no body)" : line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** The innermost message of a cause chain: "connect ECONNREFUSED 127.0.0.1:9" rather than "Connection error." */
+function rootMessage(error: Error): string {
+  let current: unknown = error;
+  let message = error.message;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current.message) message = current.message;
+    current = current.cause;
+  }
+  return message;
 }
 
 /** undici reports cut sockets as TypeError("terminated") with a cause carrying a code. */
@@ -123,7 +182,7 @@ function isNetworkError(error: unknown): boolean {
   return false;
 }
 
-/** "anthropic: 529 overloaded_error: Overloaded" — the one line the run's summary shows. */
+/** "anthropic 529 (transient): Overloaded" — the one line the run's summary shows. */
 export function describeError(info: ProviderErrorInfo): string {
   const status = info.status !== undefined ? ` ${info.status}` : "";
   return `${info.provider}${status} (${info.kind}): ${info.message}`;

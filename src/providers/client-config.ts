@@ -2,20 +2,29 @@ import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
 import { priceFor } from "./pricing.ts";
-import { NOTICE_HEADER, nominalBackoffMs, RetryNotices, retryAfterMs } from "./retry-notices.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
 
-/** What provider factories need besides the model. Every field has a production default. */
+/**
+ * What provider factories need besides the model. Every field has a production default; the four
+ * limits may also come from the environment (`AGENT_RUN_MAX_RETRIES`, `AGENT_RUN_REQUEST_TIMEOUT_MS`,
+ * `AGENT_RUN_IDLE_TIMEOUT_MS`, `AGENT_RUN_RETRY_DELAY_MS`); a field given here wins.
+ */
 export interface ProviderDeps {
-  /** Where API keys and base URLs are read. Default: process.env. */
+  /** Where API keys, base URLs and the limits' variables are read. Default: process.env. */
   env?: NodeJS.ProcessEnv;
-  /** Retries for HTTP errors (by the SDK, honouring retry-after) and, separately, for cut or idle streams. Default: 4. */
+  /**
+   * Retries of one model call, all failures together (HTTP 408/409/429/5xx, connection, timeout, cut,
+   * idle or invalid stream, error event): at most `maxRetries + 1` requests. Default: 4.
+   */
   maxRetries?: number;
   /** Time to the response headers, per attempt, in ms (the SDK's `timeout`). Default: 180000. */
   requestTimeoutMs?: number;
-  /** No stream chunk for this long after the headers aborts and retries the request, in ms. Default: 120000. */
+  /** No stream event for this long after the headers aborts and retries the request, in ms. Default: 120000. */
   idleTimeoutMs?: number;
-  /** First delay before retrying a cut or idle stream, in ms; doubles per retry, capped at 8 s. Default: 1000. */
+  /**
+   * First delay before a retry when the server sent no `retry-after`, in ms; doubles per retry,
+   * capped at 8 s. Default: 1000.
+   */
   retryDelayMs?: number;
   /** The fetch the SDKs use. Default: globalThis.fetch. */
   fetch?: typeof fetch;
@@ -37,8 +46,6 @@ export interface ClientSettings {
   idleTimeoutMs: number;
   retryDelayMs: number;
   fetch: typeof fetch;
-  /** Where `fetch` reports the SDK's upcoming retries. */
-  notices: RetryNotices;
   now: () => number;
 }
 
@@ -106,73 +113,39 @@ export function resolveClientSettings(model: Model, deps: ProviderDeps = {}): Cl
       `${model.provider}: model "${model.id}" needs a base URL: set model.base_url or ${defaults.baseUrlEnv}`,
     );
   }
-  const maxRetries = deps.maxRetries ?? DEFAULT_MAX_RETRIES;
-  const notices = new RetryNotices();
+  const limit = (field: keyof typeof LIMIT_ENV, fallback: number, min: number): number =>
+    deps[field] ?? limitFromEnv(env, LIMIT_ENV[field], min) ?? fallback;
   return {
     apiKey,
     baseUrl: baseUrl.replace(/\/+$/, ""),
-    maxRetries,
-    requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    idleTimeoutMs: deps.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-    retryDelayMs: deps.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS,
-    fetch: wrapFetch(deps.fetch ?? globalThis.fetch, notices, maxRetries, model.provider),
-    notices,
+    maxRetries: limit("maxRetries", DEFAULT_MAX_RETRIES, 0),
+    requestTimeoutMs: limit("requestTimeoutMs", DEFAULT_REQUEST_TIMEOUT_MS, 1),
+    idleTimeoutMs: limit("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT_MS, 1),
+    retryDelayMs: limit("retryDelayMs", DEFAULT_RETRY_DELAY_MS, 0),
+    fetch: deps.fetch ?? globalThis.fetch,
     now: deps.now ?? Date.now,
   };
 }
 
-const SPEND_BODY = /insufficient_quota|billing|credit balance|spend limit|payment required/i;
+const LIMIT_ENV = {
+  maxRetries: "AGENT_RUN_MAX_RETRIES",
+  requestTimeoutMs: "AGENT_RUN_REQUEST_TIMEOUT_MS",
+  idleTimeoutMs: "AGENT_RUN_IDLE_TIMEOUT_MS",
+  retryDelayMs: "AGENT_RUN_RETRY_DELAY_MS",
+} as const;
 
-/**
- * The fetch given to the SDKs. It (1) marks spend-limit answers `x-should-retry: false`, which both
- * SDKs obey: a 429 for an exhausted quota will not heal by waiting; and (2) tells the waiting
- * attempt (through `notices`) when the SDK is about to retry, so the run can show it.
- */
-export function wrapFetch(
-  inner: typeof fetch,
-  notices: RetryNotices,
-  maxRetries: number,
-  provider: string,
-): typeof fetch {
-  const wrapped = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    const headers = new Headers(init?.headers);
-    const id = headers.get(NOTICE_HEADER);
-    headers.delete(NOTICE_HEADER);
-    const retryCount = Number.parseInt(headers.get("x-stainless-retry-count") ?? "0", 10) || 0;
-    const willRetry = retryCount < maxRetries;
-    let response: Response;
-    try {
-      response = await inner(input, { ...init, headers });
-    } catch (error) {
-      if (willRetry && !init?.signal?.aborted) {
-        const reason = `${provider}: connection failed: ${error instanceof Error ? error.message : String(error)}`;
-        notices.notify(id, { attempt: retryCount + 1, delayMs: nominalBackoffMs(retryCount + 1), reason });
-      }
-      throw error;
-    }
-    if (response.status < 400) return response;
-    let out = response;
-    if (response.status === 429 || response.status === 402) {
-      const body = await response.text();
-      const copy = new Headers(response.headers);
-      if (response.status === 402 || SPEND_BODY.test(body)) copy.set("x-should-retry", "false");
-      out = new Response(body, { status: response.status, statusText: response.statusText, headers: copy });
-    }
-    const status = out.status;
-    const retryable =
-      out.headers.get("x-should-retry") !== "false" &&
-      (status === 408 ||
-        status === 409 ||
-        status === 429 ||
-        status >= 500 ||
-        out.headers.get("x-should-retry") === "true");
-    if (retryable && willRetry) {
-      const delayMs = retryAfterMs(out.headers) ?? nominalBackoffMs(retryCount + 1);
-      notices.notify(id, { attempt: retryCount + 1, delayMs, reason: `${provider} ${status}` });
-    }
-    return out;
-  };
-  return wrapped as typeof fetch;
+/** A whole number of at least `min` from the environment; anything else is a configuration error. */
+function limitFromEnv(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min) {
+    throw new ProviderConfigError(
+      "bad_option",
+      `${name} must be a whole number of at least ${min}, got "${raw}"`,
+    );
+  }
+  return value;
 }
 
 /** The stream runner's options for one request of an SDK-backed provider. */

@@ -21,6 +21,7 @@ export class MessageBuilder {
   readonly #keys = new Map<string, number>();
   readonly #idPrefix: string;
   #generatedIds = 0;
+  #usageReported = false;
 
   constructor(provider: string, model: string, now: number, idPrefix = "call") {
     this.message = {
@@ -35,14 +36,17 @@ export class MessageBuilder {
     this.#idPrefix = idPrefix;
   }
 
-  text(key: string, delta: string): AssistantMessageEvent {
+  /** Appends text to the block under `key`; an empty delta (some servers send them) changes nothing. */
+  text(key: string, delta: string): AssistantMessageEvent | undefined {
+    if (delta === "") return undefined;
     const index = this.#open(key, () => ({ type: "text", text: "" }) satisfies TextContent);
     const part = this.message.content[index] as TextContent;
     part.text += delta;
     return { type: "text_delta", contentIndex: index, delta, partial: this.message };
   }
 
-  thinking(key: string, delta: string): AssistantMessageEvent {
+  thinking(key: string, delta: string): AssistantMessageEvent | undefined {
+    if (delta === "") return undefined;
     const index = this.#open(key, () => ({ type: "thinking", thinking: "" }) satisfies ThinkingContent);
     const part = this.message.content[index] as ThinkingContent;
     part.thinking += delta;
@@ -64,8 +68,9 @@ export class MessageBuilder {
     if (name) call.name = name;
   }
 
-  toolCallDelta(key: string, delta: string): AssistantMessageEvent {
+  toolCallDelta(key: string, delta: string): AssistantMessageEvent | undefined {
     const index = this.#open(key, emptyToolCall);
+    if (delta === "") return undefined;
     const call = this.message.content[index] as ToolCall;
     call.partialJson = (call.partialJson ?? "") + delta;
     return { type: "toolcall_delta", contentIndex: index, delta, partial: this.message };
@@ -91,6 +96,7 @@ export class MessageBuilder {
 
   /** Sets the counts that are present; absent fields keep their value (usage arrives in pieces). */
   usage(raw: RawUsage): void {
+    this.#usageReported = true;
     const u = this.message.usage;
     if (raw.input !== undefined) u.input = raw.input;
     if (raw.output !== undefined) u.output = raw.output;
@@ -101,10 +107,12 @@ export class MessageBuilder {
 
   /**
    * Completes the message: parses each tool call's JSON (unparseable or non-object arguments give
-   * `arguments: {}` plus `parseError`, keeping `partialJson`), fills missing ids, and sets the stop
-   * reason (`toolUse` whenever there are tool calls and the model was not cut off).
+   * `arguments: {}` plus `parseError`, keeping `partialJson`), fills missing ids, sets the stop
+   * reason (`toolUse` whenever there are tool calls and the model was not cut off), and marks
+   * `usageMissing` when the wire reported no usage at all.
    */
   finish(stopReason: StopReason): AssistantMessage {
+    if (!this.#usageReported) this.message.usageMissing = true;
     let hasToolCalls = false;
     for (const part of this.message.content) {
       if (part.type !== "toolCall") continue;

@@ -2,11 +2,12 @@ import type OpenAI from "openai";
 import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
 import type { ImageContent, StopReason, TextContent } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
-import { InStreamError, StreamInterruptedError } from "./classify-error.ts";
+import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
+import type { OpenAISdk } from "./openai.ts";
 import { OPENAI_REASONING_EFFORT } from "./openai-responses.ts";
-import { type RetryNotices, whileOpening } from "./retry-notices.ts";
-import { type AttemptContext, OPENED } from "./stream-runner.ts";
+import { readEvents } from "./sse.ts";
+import { type AttemptContext, OPENED, openResponse } from "./stream-runner.ts";
 import { argumentsJson, type Json, num, obj, str, textOf } from "./wire-utils.ts";
 
 /** Chat Completions reasoning_effort for OpenAI-compatible servers, which rarely know minimal/xhigh. */
@@ -102,27 +103,26 @@ function part(p: TextContent | ImageContent): Json {
 
 /**
  * One Chat Completions request, streamed. Tolerates the usual deviations: no usage chunk, tool calls
- * without ids or indices, arguments sent whole, reasoning as `reasoning_content` or `reasoning`.
+ * without ids or indices, arguments sent whole, reasoning as `reasoning_content` or `reasoning`,
+ * and a server that ignores `stream: true` and answers one JSON document.
  */
 export async function* chatAttempt(
-  getClient: () => Promise<OpenAI>,
-  notices: RetryNotices,
+  getSdk: () => Promise<OpenAISdk>,
   request: StreamRequest,
   compat: boolean,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
-  const client = await getClient();
+  const { client, errors } = await getSdk();
   const body = buildChatBody(request, compat) as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
-  const stream = yield* whileOpening(
-    (headers) => client.chat.completions.create(body, { signal, headers }),
-    notices,
-    builder,
+  const response = await openResponse(
+    () => client.chat.completions.create(body, { signal }).asResponse(),
+    errors,
   );
   yield OPENED;
   let finish: string | undefined;
   const slots = new Map<string, string>();
-  for await (const raw of stream) {
-    const chunk = raw as unknown as Json;
+  for await (const { data } of readEvents(response, { acceptJsonDocument: true })) {
+    const chunk = obj(data) ?? {};
     if (chunk.error) {
       const error = obj(chunk.error) ?? {};
       throw new InStreamError(
@@ -153,9 +153,11 @@ function* handleDelta(
   slots: Map<string, string>,
 ): Generator<AssistantMessageEvent> {
   const reasoning = str(delta.reasoning_content) ?? str(delta.reasoning);
-  if (reasoning) yield builder.thinking("reasoning", reasoning);
+  const thought = reasoning ? builder.thinking("reasoning", reasoning) : undefined;
+  if (thought) yield thought;
   const content = str(delta.content);
-  if (content) yield builder.text("text", content);
+  const text = content ? builder.text("text", content) : undefined;
+  if (text) yield text;
   const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
   for (const [position, value] of calls.entries()) {
     const call = obj(value) ?? {};
@@ -171,9 +173,10 @@ function* handleDelta(
     }
     builder.toolCallStart(key, id, str(fn.name) ?? "");
     const args = fn.arguments;
-    const text =
+    const json =
       typeof args === "string" ? args : args && typeof args === "object" ? JSON.stringify(args) : "";
-    if (text) yield builder.toolCallDelta(key, text);
+    const out = json ? builder.toolCallDelta(key, json) : undefined;
+    if (out) yield out;
   }
 }
 

@@ -2,10 +2,11 @@ import type OpenAI from "openai";
 import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
 import type { ImageContent, StopReason, TextContent, ThinkingLevel } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
-import { InStreamError, StreamInterruptedError } from "./classify-error.ts";
+import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
-import { type RetryNotices, whileOpening } from "./retry-notices.ts";
-import { type AttemptContext, OPENED } from "./stream-runner.ts";
+import type { OpenAISdk } from "./openai.ts";
+import { readEvents } from "./sse.ts";
+import { type AttemptContext, OPENED, openResponse } from "./stream-runner.ts";
 import { argumentsJson, type Json, num, obj, str } from "./wire-utils.ts";
 
 /** Reasoning effort per thinking level; "off" sends no reasoning parameter (the model's default). */
@@ -111,21 +112,16 @@ function parseItem(signature: string): Json | undefined {
 
 /** One Responses API request, streamed. */
 export async function* responsesAttempt(
-  getClient: () => Promise<OpenAI>,
-  notices: RetryNotices,
+  getSdk: () => Promise<OpenAISdk>,
   request: StreamRequest,
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
-  const client = await getClient();
+  const { client, errors } = await getSdk();
   const body = buildResponsesBody(request) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
-  const stream = yield* whileOpening(
-    (headers) => client.responses.create(body, { signal, headers }),
-    notices,
-    builder,
-  );
+  const response = await openResponse(() => client.responses.create(body, { signal }).asResponse(), errors);
   yield OPENED;
-  for await (const raw of stream) {
-    const event = raw as unknown as Json;
+  for await (const { data } of readEvents(response)) {
+    const event = obj(data) ?? {};
     const type = str(event.type) ?? "";
     if (type === "response.completed" || type === "response.incomplete") {
       const response = obj(event.response) ?? {};
@@ -135,7 +131,7 @@ export async function* responsesAttempt(
       return type === "response.incomplete" && reason === "max_output_tokens" ? "length" : "stop";
     }
     if (type === "response.failed" || type === "error") {
-      const error = obj(obj(event.response)?.error) ?? event;
+      const error = obj(obj(event.response)?.error) ?? obj(event.error) ?? event;
       throw new InStreamError(str(error.code) ?? "server_error", str(error.message) ?? "the response failed");
     }
     const out = handleEvent(type, event, builder);

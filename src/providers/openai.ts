@@ -1,11 +1,18 @@
 import type OpenAI from "openai";
 import type { Provider, StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
+import type { SdkErrorClasses } from "./classify-error.ts";
 import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
 import { ProviderConfigError } from "./errors.ts";
 import { chatAttempt } from "./openai-chat.ts";
 import { responsesAttempt } from "./openai-responses.ts";
 import { runStream } from "./stream-runner.ts";
+
+/** The client and the error classes of the lazily imported `openai` module. */
+export interface OpenAISdk {
+  client: OpenAI;
+  errors: SdkErrorClasses;
+}
 
 /**
  * OpenAI over the `openai` SDK: the Responses API by default, Chat Completions when
@@ -22,29 +29,29 @@ export function createOpenAIProvider(model: Model, deps: ProviderDeps = {}): Pro
       detail: `expected "responses" (default) or "chat"`,
     });
   }
-  let client: Promise<OpenAI> | undefined;
-  const getClient = () => {
-    client ??= import("openai").then(
-      ({ default: Sdk }) =>
-        new Sdk({
-          apiKey: settings.apiKey,
-          baseURL: settings.baseUrl,
-          organization: null,
-          project: null,
-          maxRetries: settings.maxRetries,
-          timeout: settings.requestTimeoutMs,
-          fetch: settings.fetch,
-        }),
-    );
-    return client;
+  let sdk: Promise<OpenAISdk> | undefined;
+  const getSdk = () => {
+    // No retries in the SDK: the stream runner owns them all, one budget (stream-runner.ts).
+    sdk ??= import("openai").then((module) => ({
+      client: new module.default({
+        apiKey: settings.apiKey,
+        baseURL: settings.baseUrl,
+        organization: null,
+        project: null,
+        maxRetries: 0,
+        timeout: settings.requestTimeoutMs,
+        fetch: settings.fetch,
+        logLevel: "off",
+      }),
+      errors: module,
+    }));
+    return sdk;
   };
   return {
     name: model.provider,
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "call"), (ctx) =>
-        api === "chat"
-          ? chatAttempt(getClient, settings.notices, request, compat, ctx)
-          : responsesAttempt(getClient, settings.notices, request, ctx),
+        api === "chat" ? chatAttempt(getSdk, request, compat, ctx) : responsesAttempt(getSdk, request, ctx),
       );
     },
   };

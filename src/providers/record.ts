@@ -87,6 +87,7 @@ function toTurn(message: AssistantMessage, model: Model, fileModel: string): Rep
     turn.error = {
       kind: info?.kind ?? "unknown",
       ...(info?.status !== undefined && { status: info.status }),
+      ...(info?.code !== undefined && { code: info.code }),
       message: info?.message ?? message.errorMessage ?? "provider error",
     };
   }

@@ -27,6 +27,8 @@ const errorSchema = z.strictObject({
     .enum(["auth", "spend", "transient", "bad_request", "timeout", "connection", "config", "unknown"])
     .default("transient"),
   status: z.number().int().optional(),
+  /** The provider's own error type or code ("overloaded_error", "context_length_exceeded"). */
+  code: z.string().optional(),
   message: z.string(),
 });
 

@@ -65,16 +65,18 @@ function* playTurn(
   index: number,
   builder: MessageBuilder,
 ): Generator<AssistantMessageEvent> {
+  const events: (AssistantMessageEvent | undefined)[] = [];
   if (turn.thinking !== undefined || turn.thinking_signature !== undefined) {
-    if (turn.thinking) yield builder.thinking("thinking", turn.thinking);
+    if (turn.thinking) events.push(builder.thinking("thinking", turn.thinking));
     if (turn.thinking_signature) builder.thinkingSignature("thinking", turn.thinking_signature);
   }
-  if (turn.text) yield builder.text("text", turn.text);
+  if (turn.text) events.push(builder.text("text", turn.text));
   for (const [position, call] of (turn.tool_calls ?? []).entries()) {
     const key = `tool_${position}`;
     builder.toolCallStart(key, call.id ?? `call_${index + 1}_${position}`, call.name);
-    yield builder.toolCallDelta(key, call.arguments_raw ?? JSON.stringify(call.arguments ?? {}));
+    events.push(builder.toolCallDelta(key, call.arguments_raw ?? JSON.stringify(call.arguments ?? {})));
   }
+  for (const event of events) if (event) yield event;
 }
 
 function turnModel(turn: ReplayTurn | undefined, session: ReplaySession, requested: Model): Model {

@@ -1,8 +1,10 @@
 import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
 import type { AssistantMessage, ModelPricing, ProviderErrorInfo, StopReason, Usage } from "../core/types.ts";
 import { addUsage, emptyUsage, priceUsage } from "../core/usage.ts";
-import { classifyError, describeError, StreamInterruptedError } from "./classify-error.ts";
+import { classifyError, describeError, requestFailureOf, type SdkErrorClasses } from "./classify-error.ts";
+import { StreamInterruptedError } from "./errors.ts";
 import { MessageBuilder } from "./message-builder.ts";
+import { backoffMs } from "./retry-policy.ts";
 
 /** Marker an attempt yields once the response headers arrived: from then on the idle timeout applies. */
 export const OPENED = "opened";
@@ -26,11 +28,14 @@ export interface RunnerOptions {
   /** Provider name used in errors ("anthropic", "openai", ...). */
   provider: string;
   pricing: ModelPricing | undefined;
-  /** Whole-request retries after a cut or idle stream (the SDK retries HTTP errors itself). */
+  /**
+   * Retries of one model call, whatever failed: an HTTP error, no connection, no headers in time, a
+   * cut, idle or invalid stream, an error event. The only retries: the SDKs are set to make none.
+   */
   maxRetries: number;
   /** No chunk for this long after the headers aborts and retries the request. */
   idleTimeoutMs: number;
-  /** First backoff delay; doubles per retry, capped at 8 s, with up to 25% jitter. */
+  /** First backoff delay when the server gave no `retry-after`; doubles per retry, capped at 8 s, with up to 25% jitter. */
   retryDelayMs: number;
   now: () => number;
   /** Prefix of generated tool call ids. Default: "call". */
@@ -38,9 +43,26 @@ export interface RunnerOptions {
 }
 
 /**
+ * Opens a request through an SDK (created with `maxRetries: 0`) and returns the raw response, whose
+ * body `readEvents` parses. What the SDK throws becomes a `ProviderRequestError` (see
+ * `requestFailureOf`), so failures are classified by data.
+ */
+export async function openResponse(
+  open: () => PromiseLike<Response>,
+  sdk: SdkErrorClasses,
+): Promise<Response> {
+  try {
+    return await open();
+  } catch (error) {
+    throw requestFailureOf(error, sdk);
+  }
+}
+
+/**
  * Runs attempts until one completes, turning failures into the single `error` event the core
- * expects. Usage reported by failed attempts is added to the final message, so nothing the
- * provider billed is lost. Never throws.
+ * expects: at most `maxRetries` retries in all, each announced by a `retry` event, waiting the
+ * server's `retry-after` when it sent one. Usage reported by failed attempts is added to the final
+ * message, so nothing the provider billed is lost. Never throws.
  */
 export async function* runStream(
   request: StreamRequest,
@@ -83,9 +105,9 @@ export async function* runStream(
       const error = idle
         ? new StreamInterruptedError("idle", `the stream sent no data for ${options.idleTimeoutMs} ms`)
         : thrown;
-      const { info, retry, sdkRetried } = classifyError(options.provider, error);
+      const { info, retry, delayMs: serverDelayMs } = classifyError(options.provider, error);
       if (retry && retries < options.maxRetries) {
-        const delayMs = backoff(options.retryDelayMs, retries);
+        const delayMs = serverDelayMs ?? backoffMs(options.retryDelayMs, retries);
         yield {
           type: "retry",
           attempt: retries + 1,
@@ -101,8 +123,7 @@ export async function* runStream(
         builder = newBuilder(request, options);
         continue;
       }
-      const attempts = retries + (sdkRetried ? options.maxRetries : 0);
-      yield { type: "error", message: failed(builder.message, info, attempts, carried, options.pricing) };
+      yield { type: "error", message: failed(builder.message, info, retries, carried, options.pricing) };
       return;
     } finally {
       request.signal.removeEventListener("abort", onAbort);
@@ -145,6 +166,8 @@ function settleUsage(
 ): AssistantMessage {
   const usage: Usage = addUsage(structuredClone(carried), message.usage);
   message.usage = priceUsage(usage, pricing);
+  // No usage on the wire: the tokens are unknown, so is the cost (0 would let a budget pass unseen).
+  if (message.usageMissing) message.usage.costUnknown = true;
   return message;
 }
 
@@ -172,11 +195,6 @@ function aborted(
   message.stopReason = "aborted";
   message.errorMessage = "aborted";
   return message;
-}
-
-function backoff(baseMs: number, retries: number): number {
-  const delay = Math.min(baseMs * 2 ** retries, 8000);
-  return Math.round(delay * (1 - Math.random() * 0.25));
 }
 
 /** Resolves true after `ms`, or false as soon as the signal aborts. */

@@ -19,6 +19,8 @@ export class RecordCollector {
   lastAssistantText = "";
   /** Set when the model called give_up: its reason. */
   gaveUp: string | undefined;
+  /** Model calls answered, and those of them whose provider reported no token usage. */
+  readonly modelCalls = { answered: 0, usageMissing: 0 };
   readonly #argsById = new Map<string, unknown>();
 
   handle(event: RunEvent): void {
@@ -34,6 +36,8 @@ export class RecordCollector {
         break;
       case "message_end":
         if (event.message.role === "assistant") {
+          this.modelCalls.answered++;
+          if (event.message.usageMissing) this.modelCalls.usageMissing++;
           const text = event.message.content
             .map((part) => (part.type === "text" ? part.text : ""))
             .join("")
@@ -91,6 +95,13 @@ export class RecordCollector {
       notes?: string[];
     },
   ): RunRecord {
+    const notes = [...(fields.notes ?? [])];
+    const { answered, usageMissing } = this.modelCalls;
+    if (usageMissing > 0) {
+      notes.push(
+        `The provider reported no token usage for ${usageMissing} of ${answered} model call(s): they count as 0 tokens, and the cost is unknown.`,
+      );
+    }
     return {
       taskName: fields.taskName,
       description: fields.description,
@@ -105,7 +116,7 @@ export class RecordCollector {
       blocked: this.blocked,
       hookFailures: this.hookFailures,
       lastAssistantText: this.lastAssistantText,
-      ...(fields.notes !== undefined && fields.notes.length > 0 && { notes: fields.notes }),
+      ...(notes.length > 0 && { notes }),
       ...(fields.runUrl !== undefined && { runUrl: fields.runUrl }),
     };
   }

@@ -25,6 +25,16 @@ export interface MockReply extends ReplyContent {
   reset?: boolean;
   /** Destroy the connection after the first frame of the first tool call's arguments ("tool") or text ("text"). */
   cut?: "tool" | "text";
+  /** How `cut` ends the connection: a plain close (FIN, default) or a reset (RST, ECONNRESET). */
+  cutBy?: "close" | "reset";
+  /** Answer with an HTML page (a proxy's "502 Bad Gateway") with this status, instead of the API. */
+  htmlStatus?: number;
+  /** After the first frames, send an event whose data is not JSON (a proxy mangling the stream). */
+  invalidSse?: boolean;
+  /** Interleave keep-alives between the frames: SSE comments, events without data, `event: ping`. */
+  pings?: boolean;
+  /** Write the stream this many bytes at a time (`chunkDelayMs` apart, else one event-loop turn): a drip. */
+  dripBytes?: number;
 }
 
 export interface RecordedRequest {
@@ -38,6 +48,15 @@ export interface RecordedRequest {
 
 /** A fixed list (request i gets entry i; past the end, the last one) or a function of the request. */
 export type MockScript = MockReply[] | ((index: number, request: RecordedRequest) => MockReply);
+
+/** A loopback URL nothing listens on: every connection is refused. */
+export async function closedPortUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
 
 export interface MockLlm {
   /** http://127.0.0.1:PORT — use `${url}` for ANTHROPIC_BASE_URL and `${url}/v1` for OPENAI_BASE_URL. */
@@ -157,6 +176,10 @@ async function serve(
     res.socket?.resetAndDestroy();
     return;
   }
+  if (reply.htmlStatus !== undefined) {
+    res.writeHead(reply.htmlStatus, { "content-type": "text/html" }).end(HTML_PAGE(reply.htmlStatus));
+    return;
+  }
   if (reply.status !== undefined && reply.status >= 400) {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (reply.retryAfter !== undefined) headers["retry-after"] = String(reply.retryAfter);
@@ -177,18 +200,54 @@ async function serve(
   let cutArmed = reply.cut !== undefined;
   for (const [i, frame] of frames.entries()) {
     if (res.destroyed) return;
-    res.write(frame.data);
+    await write(res, frame.data, reply);
     if (cutArmed && frame.tag === reply.cut) {
       cutArmed = false;
       await delay(20, res);
-      res.socket?.destroy();
+      if (reply.cutBy === "reset") res.socket?.resetAndDestroy();
+      else res.socket?.destroy();
       return;
     }
+    if (i === 1 && reply.invalidSse) await write(res, INVALID_FRAME[format], reply);
+    if (reply.pings) await write(res, PINGS[format], reply);
     if (i === 0 && reply.stallMs) await delay(reply.stallMs, res);
-    if (reply.chunkDelayMs) await delay(reply.chunkDelayMs, res);
+    if (reply.chunkDelayMs && !reply.dripBytes) await delay(reply.chunkDelayMs, res);
   }
   res.end();
 }
+
+/** Writes `data`, all at once or `dripBytes` at a time (splitting multi-byte characters too). */
+async function write(res: ServerResponse, data: string, reply: MockReply): Promise<void> {
+  if (!reply.dripBytes) {
+    res.write(data);
+    return;
+  }
+  const bytes = Buffer.from(data, "utf8");
+  for (let i = 0; i < bytes.length && !res.destroyed; i += reply.dripBytes) {
+    res.write(bytes.subarray(i, i + reply.dripBytes));
+    if (reply.chunkDelayMs) await delay(reply.chunkDelayMs, res);
+    else await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** What nginx sends when the upstream is down. */
+const HTML_PAGE = (status: number) =>
+  `<html>\r\n<head><title>${status} Bad Gateway</title></head>\r\n<body>\r\n<center><h1>${status} Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+
+/** A frame cut in the middle of its JSON, as a proxy that mangles streams would send it. */
+const INVALID_FRAME: Record<WireFormat, string> = {
+  anthropic:
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_de\n\n',
+  responses: 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","item_id":\n\n',
+  chat: 'data: {"id":"chatcmpl-x","choices":[{"index":0,"delta":{"content":\n\n',
+};
+
+/** Keep-alives real servers and proxies send: comments, events without data, pings. */
+const PINGS: Record<WireFormat, string> = {
+  anthropic: ': keep-alive\n\nevent: ping\ndata: {"type": "ping"}\n\ndata:\n\n',
+  responses: ": keep-alive\n\ndata:\n\n: OPENROUTER PROCESSING\r\n\r\n",
+  chat: ": keep-alive\n\ndata:\n\n: OPENROUTER PROCESSING\r\n\r\n",
+};
 
 function errorBody(format: WireFormat, reply: MockReply): unknown {
   const status = reply.status ?? 500;

@@ -31,8 +31,12 @@ export interface ReplyContent {
   toolCalls?: MockToolCall[];
   usage?: MockUsage;
   stop?: "stop" | "length";
-  /** Chat Completions: omit the usage chunk. */
+  /** Send no usage at all: Anthropic without `usage` objects, Responses without `response.usage`, Chat without the usage chunk. */
   noUsage?: boolean;
+  /** Send an empty delta before each real one (text, tool arguments), as some servers do. */
+  emptyDeltas?: boolean;
+  /** Send only this many characters of the last tool call's arguments: a call the output-token limit cut (pair with `stop: "length"`). */
+  truncateLastCall?: number;
   /** Chat Completions: send each tool call's name and arguments in a single chunk. */
   argumentsWhole?: boolean;
   /** Chat Completions: leave out the tool calls' `index` (some servers do). */
@@ -48,8 +52,16 @@ function pieces(text: string, size = 8): string[] {
   return out.length > 0 ? out : [""];
 }
 
-function argsOf(call: MockToolCall): string {
-  return call.argumentsRaw ?? JSON.stringify(call.arguments ?? {});
+function argsOf(call: MockToolCall, reply?: ReplyContent): string {
+  const args = call.argumentsRaw ?? JSON.stringify(call.arguments ?? {});
+  const calls = reply?.toolCalls ?? [];
+  const last = calls.length > 0 && calls[calls.length - 1] === call;
+  return last && reply?.truncateLastCall !== undefined ? args.slice(0, reply.truncateLastCall) : args;
+}
+
+/** The pieces of `text` to stream, each preceded by an empty one when the reply asks for empty deltas. */
+function deltas(text: string, reply: ReplyContent): string[] {
+  return pieces(text).flatMap((p) => (reply.emptyDeltas ? ["", p] : [p]));
 }
 
 function sse(event: string | undefined, payload: unknown): string {
@@ -71,12 +83,14 @@ export function anthropicFrames(reply: ReplyContent, model: string, n: number): 
       model,
       stop_reason: null,
       stop_sequence: null,
-      usage: {
-        input_tokens: u.input ?? 0,
-        cache_read_input_tokens: u.cacheRead ?? 0,
-        cache_creation_input_tokens: u.cacheWrite ?? 0,
-        output_tokens: 1,
-      },
+      ...(!reply.noUsage && {
+        usage: {
+          input_tokens: u.input ?? 0,
+          cache_read_input_tokens: u.cacheRead ?? 0,
+          cache_creation_input_tokens: u.cacheWrite ?? 0,
+          output_tokens: 1,
+        },
+      }),
     },
   });
   frames.push({ data: sse("ping", { type: "ping" }) });
@@ -95,7 +109,7 @@ export function anthropicFrames(reply: ReplyContent, model: string, n: number): 
   if (reply.streamError) frames.push({ data: sse("error", { type: "error", error: reply.streamError }) });
   if (reply.text) {
     push("content_block_start", { index, content_block: { type: "text", text: "" } });
-    for (const p of pieces(reply.text))
+    for (const p of deltas(reply.text, reply))
       push("content_block_delta", { index, delta: { type: "text_delta", text: p } }, "text");
     push("content_block_stop", { index });
     index++;
@@ -106,7 +120,7 @@ export function anthropicFrames(reply: ReplyContent, model: string, n: number): 
       index,
       content_block: { type: "tool_use", id, name: call.name, input: {} },
     });
-    for (const p of pieces(argsOf(call))) {
+    for (const p of deltas(argsOf(call, reply), reply)) {
       push("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } }, "tool");
     }
     push("content_block_stop", { index });
@@ -115,7 +129,7 @@ export function anthropicFrames(reply: ReplyContent, model: string, n: number): 
   const stop = reply.stop === "length" ? "max_tokens" : reply.toolCalls?.length ? "tool_use" : "end_turn";
   push("message_delta", {
     delta: { stop_reason: stop, stop_sequence: null },
-    usage: { output_tokens: u.output ?? 0 },
+    ...(!reply.noUsage && { usage: { output_tokens: u.output ?? 0 } }),
   });
   push("message_stop", {});
   return frames;
@@ -163,7 +177,7 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number, e
       output_index: outputIndex,
       item: { type: "message", id: itemId, role: "assistant", status: "in_progress", content: [] },
     });
-    for (const p of pieces(reply.text)) {
+    for (const p of deltas(reply.text, reply)) {
       push(
         "response.output_text.delta",
         { item_id: itemId, output_index: outputIndex, content_index: 0, delta: p },
@@ -184,7 +198,7 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number, e
   for (const [i, call] of (reply.toolCalls ?? []).entries()) {
     const itemId = `fc_mock_${n}_${i}`;
     const callId = call.id ?? `call_mock_${n}_${i}`;
-    const args = argsOf(call);
+    const args = argsOf(call, reply);
     push("response.output_item.added", {
       output_index: outputIndex,
       item: {
@@ -196,7 +210,7 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number, e
         status: "in_progress",
       },
     });
-    for (const p of pieces(args)) {
+    for (const p of deltas(args, reply)) {
       push(
         "response.function_call_arguments.delta",
         { item_id: itemId, output_index: outputIndex, delta: p },
@@ -227,12 +241,18 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number, e
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: (u.input ?? 0) + (u.cacheRead ?? 0) + (u.output ?? 0),
   };
+  const usageField = reply.noUsage ? {} : { usage };
   if (reply.stop === "length") {
     push("response.incomplete", {
-      response: { ...base, status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, usage },
+      response: {
+        ...base,
+        status: "incomplete",
+        incomplete_details: { reason: "max_output_tokens" },
+        ...usageField,
+      },
     });
   } else {
-    push("response.completed", { response: { ...base, status: "completed", usage } });
+    push("response.completed", { response: { ...base, status: "completed", ...usageField } });
   }
   return frames;
 }
@@ -255,10 +275,11 @@ export function chatFrames(reply: ReplyContent, model: string, n: number): Frame
   chunk({ role: "assistant", content: "" });
   if (reply.thinking !== undefined) for (const p of pieces(reply.thinking)) chunk({ reasoning_content: p });
   if (reply.streamError) frames.push({ data: sse(undefined, { error: reply.streamError }) });
-  if (reply.text) for (const p of pieces(reply.text)) chunk({ content: p }, null, "text");
+  if (reply.emptyDeltas) chunk({});
+  if (reply.text) for (const p of deltas(reply.text, reply)) chunk({ content: p }, null, "text");
   for (const [i, call] of (reply.toolCalls ?? []).entries()) {
     const id = call.id === null ? undefined : (call.id ?? `call_mock_${n}_${i}`);
-    const args = argsOf(call);
+    const args = argsOf(call, reply);
     const index = reply.noToolIndex ? {} : { index: i };
     if (reply.argumentsWhole) {
       chunk({
@@ -273,7 +294,7 @@ export function chatFrames(reply: ReplyContent, model: string, n: number): Frame
         { ...index, ...(id && { id }), type: "function", function: { name: call.name, arguments: "" } },
       ],
     });
-    for (const p of pieces(args))
+    for (const p of deltas(args, reply))
       chunk({ tool_calls: [{ ...index, function: { arguments: p } }] }, null, "tool");
   }
   chunk({}, reply.stop === "length" ? "length" : reply.toolCalls?.length ? "tool_calls" : "stop");
