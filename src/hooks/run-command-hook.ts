@@ -1,6 +1,7 @@
 import type { AgentToolResult } from "../core/types.ts";
 import { formatDuration } from "../spec/duration.ts";
 import { renderTemplate, type TemplatePart } from "../spec/template.ts";
+import { DEFAULT_CAPS, formatBytes } from "../system/caps.ts";
 import { scrubEnv } from "../system/env.ts";
 import { defaultElisionMarker } from "../system/head-tail-buffer.ts";
 import { type ProcessResult, runProcess } from "../system/process.ts";
@@ -26,6 +27,11 @@ export interface HookDeps {
    * It receives the complete (scrubbed) environment and returns the one to start with.
    */
   wrapCommand?: CommandWrapper;
+  /**
+   * Bytes of output (stdout and stderr together) a command hook may print before its process
+   * group is killed (`caps.command_output`). Default: `DEFAULT_CAPS.commandOutputBytes` (32 MiB).
+   */
+  maxOutputBytes?: number;
 }
 
 /** A command as it is about to be started (no shell around `file`). */
@@ -63,6 +69,8 @@ export interface CommandHookRun {
   /** Bytes written, kept or not. */
   stdoutBytes: number;
   stderrBytes: number;
+  /** The output cap the command ran under (`HookDeps.maxOutputBytes`). */
+  outputCapBytes: number;
 }
 
 /**
@@ -115,6 +123,7 @@ export async function runCommandHook(
     env,
   };
   const spawn = deps.wrapCommand ? deps.wrapCommand(plain) : plain;
+  const outputCapBytes = deps.maxOutputBytes ?? DEFAULT_CAPS.commandOutputBytes;
   const result = await runProcess(spawn.file, spawn.args, {
     cwd: spawn.cwd,
     env: spawn.env,
@@ -123,10 +132,12 @@ export async function runCommandHook(
     timeoutMs: call.timeoutMs,
     signal,
     maxBuffer: HOOK_MAX_BUFFER,
+    maxOutputBytes: outputCapBytes,
   });
   return {
     command,
     result,
+    outputCapBytes,
     stdoutBytes: writtenBytes(result.stdout, result.stdoutDroppedBytes),
     stderrBytes: writtenBytes(result.stderr, result.stderrDroppedBytes),
   };
@@ -181,6 +192,9 @@ export function emitHookEnd(
 /** Why a run did not exit on its own with a code: timeout, abort, signal or spawn failure. */
 export function abnormalEnd(run: CommandHookRun, timeoutMs: number): string | undefined {
   const { result } = run;
+  if (result.outputCapped) {
+    return `was stopped: its output passed the cap of ${formatBytes(run.outputCapBytes)} (caps.command_output)`;
+  }
   if (result.timedOut) return `timed out after ${formatDuration(timeoutMs)}`;
   if (result.canceled) return "was aborted";
   if (result.exitCode === undefined)

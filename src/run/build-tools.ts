@@ -12,6 +12,7 @@ import {
   createLsTool,
   createReadTool,
   createWriteTool,
+  type OutputGuard,
 } from "../tools/index.ts";
 
 /**
@@ -111,6 +112,8 @@ export interface BuildToolsOptions {
    * `operations.run` (the run's sandbox session, see sandbox-setup.ts).
    */
   bashPrepare?: BashPrepare & { run?: BashOperations["run"] };
+  /** Bounds the bash tool's saved outputs (`caps.command_output`, `caps.saved_outputs`): the run's. */
+  outputGuard?: OutputGuard;
 }
 
 /** The spec's tools, confined to the workspace, with their options applied. */
@@ -154,6 +157,7 @@ function buildTool(
         ...(o.env && { passThroughEnv: o.env }),
         ...(options.bashPrepare && { prepare: options.bashPrepare }),
         ...(options.bashPrepare?.run && { operations: { run: options.bashPrepare.run } }),
+        ...(options.outputGuard && { outputGuard: options.outputGuard }),
       });
     case "read":
       return createReadTool(workspace, bounds);

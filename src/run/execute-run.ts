@@ -5,6 +5,7 @@ import { createHooks } from "../hooks/index.ts";
 import { snapshotWorkspace } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
 import { formatDuration } from "../spec/index.ts";
+import { createOutputGuard } from "../tools/index.ts";
 import { buildTools } from "./build-tools.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
@@ -56,8 +57,18 @@ export async function executeRun(ctx: RunContext): Promise<void> {
 /** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
 function createAgent(ctx: RunContext): Agent {
   const { task, spec, options, workspace, sandbox, emit } = ctx;
+  // One guard for the run's saved outputs; it keeps watching finished commands' files for
+  // processes they left behind (`setsid yes &`) until the run ends.
+  const outputGuard = createOutputGuard({
+    commandCapBytes: spec.caps.commandOutputBytes,
+    totalCapBytes: spec.caps.savedOutputBytes,
+    linger: true,
+  });
+  // First in the list, so released last: after the sandbox has taken its processes along.
+  ctx.cleanups.unshift({ what: "the saved-output guard", dispose: async () => outputGuard.dispose() });
   const specTools = buildTools(task, workspace, ctx.outputs.dir, ctx.commandEnv, {
     ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
+    outputGuard,
   });
   const tools = [...specTools, ...ctx.runnerTools];
   emit({
@@ -77,6 +88,7 @@ function createAgent(ctx: RunContext): Agent {
     env: ctx.commandEnv,
     emit,
     ...(sandbox.wrapHookCommand && { wrapCommand: sandbox.wrapHookCommand }),
+    maxOutputBytes: spec.caps.commandOutputBytes,
     getTurn: () => ctx.collector.turns,
     getCost: () => (ctx.collector.usage.costUnknown ? null : ctx.collector.usage.cost.total),
   });

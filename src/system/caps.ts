@@ -59,3 +59,11 @@ export function formatBytes(bytes: number): string {
   }
   return `${bytes}B`;
 }
+
+/** Bytes rounded for reading: `812 B`, `3.4 KiB`, `69.9 MiB`, `1.2 GiB`. */
+export function formatBytesApprox(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < MiB) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < GiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  return `${(bytes / GiB).toFixed(1)} GiB`;
+}

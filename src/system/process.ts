@@ -40,6 +40,11 @@ export interface RunProcessOptions {
   onOutputBytes?: (chunk: Buffer) => void;
   /** Bytes of stdout and of stderr kept in memory (head+tail kept). Default: 1 MiB. */
   maxBuffer?: number;
+  /**
+   * Kill the process group (as on a timeout) once stdout and stderr together carried more than
+   * this many bytes; the result then has `outputCapped: true`. Default: no cap. Unused with `outputFile`.
+   */
+  maxOutputBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL when the group is killed. Default: 2000. */
   killGraceMs?: number;
   /** Leave processes the child started in the background running after it exits. Default: false. */
@@ -70,6 +75,8 @@ export interface ProcessResult {
   stderrDroppedBytes: number;
   timedOut: boolean;
   canceled: boolean;
+  /** True when the group was killed because the output passed `maxOutputBytes`. */
+  outputCapped?: boolean;
   durationMs: number;
   /** True unless the process exited with code 0 on its own. */
   failed: boolean;
@@ -177,8 +184,18 @@ export async function runProcess(
   const stdout = createHeadTailBuffer(maxBuffer);
   const stderr = createHeadTailBuffer(maxBuffer);
   const decoders = { out: new StringDecoder("utf8"), err: new StringDecoder("utf8") };
-  capture(subprocess.stdout, stdout, decoders.out, options);
-  capture(subprocess.stderr, stderr, decoders.err, options);
+  let outputCapped = false;
+  const cap = options.maxOutputBytes;
+  const onCapped =
+    cap === undefined
+      ? undefined
+      : () => {
+          if (outputCapped || stdout.totalBytes + stderr.totalBytes <= cap) return;
+          outputCapped = true;
+          killGroup();
+        };
+  capture(subprocess.stdout, stdout, decoders.out, options, onCapped);
+  capture(subprocess.stderr, stderr, decoders.err, options, onCapped);
 
   try {
     const result = await subprocess;
@@ -187,7 +204,7 @@ export async function runProcess(
     const exitCode = typeof result.exitCode === "number" ? result.exitCode : undefined;
     const signal = result.signal ?? undefined;
     const durationMs = Math.round(performance.now() - started);
-    const failed = timedOut || canceled || result.failed || exitCode !== 0;
+    const failed = timedOut || canceled || outputCapped || result.failed || exitCode !== 0;
     return {
       exitCode,
       ...(signal !== undefined && { signal }),
@@ -197,9 +214,11 @@ export async function runProcess(
       stderrDroppedBytes: stderr.droppedBytes,
       timedOut,
       canceled,
+      ...(outputCapped ? { outputCapped: true } : {}),
       durationMs,
       failed,
       shortMessage: shortMessageOf({
+        outputCapped,
         timedOut,
         canceled,
         failed,
@@ -221,11 +240,13 @@ function capture(
   buffer: HeadTailBuffer,
   decoder: StringDecoder,
   options: RunProcessOptions,
+  onWritten: (() => void) | undefined,
 ): void {
   if (!stream) return;
   stream.on("data", (chunk: Buffer | string) => {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     buffer.write(bytes);
+    onWritten?.();
     options.onOutputBytes?.(bytes);
     if (options.onOutput) {
       const text = decoder.write(bytes);
@@ -241,6 +262,7 @@ function flushDecoder(decoder: StringDecoder, options: RunProcessOptions): void 
 }
 
 function shortMessageOf(input: {
+  outputCapped: boolean;
   timedOut: boolean;
   canceled: boolean;
   failed: boolean;
@@ -248,7 +270,9 @@ function shortMessageOf(input: {
   command: string;
   result: { shortMessage?: string; exitCode?: number | undefined; signal?: string | undefined };
 }): string {
-  const { timedOut, canceled, failed, options, command, result } = input;
+  const { outputCapped, timedOut, canceled, failed, options, command, result } = input;
+  if (outputCapped)
+    return `Command was killed: its output passed ${options.maxOutputBytes} bytes: ${command}`;
   if (timedOut) return `Command timed out after ${options.timeoutMs} ms: ${command}`;
   if (canceled) return `Command was canceled: ${command}`;
   if (!failed) return "";

@@ -4,11 +4,16 @@
  * file cannot be created does the output come through a pipe into a bounded buffer
  * (bash-output.ts). Either way `onView` gets the output so far while the command runs, at most
  * every `OUTPUT_UPDATE_INTERVAL_MS`, and the final view comes back with the process result.
+ *
+ * The saved output is bounded (`guard`, output-guard.ts): past its cap the command is stopped
+ * (through the same abort as a cancel: its process group gets SIGTERM, then SIGKILL after the
+ * grace), the file is cut back to what it may hold, and `outputStop` says so.
  */
 
 import type { ProcessResult, RunProcessOptions, runProcess } from "../system/process.ts";
 import { type BashOutputView, createBashOutput } from "./bash-output.ts";
 import { createOutputFile, type OutputFile } from "./bash-output-file.ts";
+import type { OutputGuard, OutputStop } from "./output-guard.ts";
 
 /** Milliseconds between two live views of a running command's output: 250. */
 export const OUTPUT_UPDATE_INTERVAL_MS = 250;
@@ -22,12 +27,21 @@ export interface CaptureOptions {
   spillName: string;
   /** The output so far; called only when it changed. Its exceptions are ignored. */
   onView: (view: BashOutputView) => void;
+  /** Bounds the saved output, per command and for the run. */
+  guard: OutputGuard;
 }
 
 export interface CapturedRun {
   result: ProcessResult;
   /** The final view; `fullOutputPath` exists on disk exactly when `truncation` is set. */
   view: BashOutputView;
+  /** Set when the output passed a cap and the command was stopped for it. */
+  outputStop?: CapturedStop;
+}
+
+/** An output stop, with how much the command had written when it was seen (at least). */
+export interface CapturedStop extends OutputStop {
+  writtenBytes: number;
 }
 
 /** Runs `file args` with `options` through `run`, capturing stdout and stderr together. */
@@ -57,6 +71,9 @@ async function runIntoFile(
   capture: CaptureOptions,
 ): Promise<CapturedRun> {
   let keep = false;
+  const stopper = new AbortController();
+  const guarded = capture.guard.watch({ fd: output.fd, path: output.path }, () => stopper.abort());
+  const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
   let polling: Promise<void> | undefined;
   const poll = () => {
     polling ??= output
@@ -73,16 +90,26 @@ async function runIntoFile(
   try {
     let result: ProcessResult;
     try {
-      result = await run(file, args, { ...options, outputFile: { fd: output.fd, path: output.path } });
+      result = await run(file, args, {
+        ...options,
+        signal,
+        outputFile: { fd: output.fd, path: output.path },
+      });
     } finally {
       clearInterval(timer);
       await polling;
     }
+    const stop = guarded.check();
     const view = await output.view();
     keep = view.truncation !== undefined;
-    return { result, view };
+    return {
+      result,
+      view,
+      ...(stop && { outputStop: { ...stop, writtenBytes: Math.max(guarded.peakBytes, stop.keptBytes) } }),
+    };
   } finally {
-    await output.finish(keep);
+    await output.finish(keep, true);
+    guarded.end(keep);
   }
 }
 
@@ -93,7 +120,13 @@ async function runThroughPipe(
   options: RunProcessOptions,
   capture: CaptureOptions,
 ): Promise<CapturedRun> {
-  const output = createBashOutput(capture);
+  const stopper = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stopper.signal]) : stopper.signal;
+  const output = createBashOutput({
+    ...capture,
+    maxSavedBytes: capture.guard.commandCapBytes,
+    onStop: () => stopper.abort(),
+  });
   let lastUpdate = 0;
   let pending: NodeJS.Timeout | undefined;
   const sendUpdate = () => {
@@ -107,6 +140,7 @@ async function runThroughPipe(
   try {
     result = await run(file, args, {
       ...options,
+      signal,
       maxBuffer: 4096,
       onOutputBytes: (chunk) => {
         output.write(chunk);
@@ -119,5 +153,7 @@ async function runThroughPipe(
     if (pending) clearTimeout(pending);
     output.close();
   }
-  return { result, view: output.view() };
+  const view = output.view();
+  const stop = output.stop();
+  return { result, view, ...(stop && { outputStop: stop }) };
 }

@@ -46,8 +46,12 @@ export interface OutputFile {
   view(): Promise<BashOutputView>;
   /** The view, or undefined when the file has not changed size since the last view. */
   viewIfChanged(): Promise<BashOutputView | undefined>;
-  /** Closes both descriptors; the file is kept when `keep`, deleted otherwise. Never rejects. */
-  finish(keep: boolean): Promise<void>;
+  /**
+   * Closes both descriptors; the file is kept when `keep`, deleted otherwise. With `handedOver`,
+   * only the reader is closed: the writer and the file belong to an output guard (output-guard.ts).
+   * Never rejects.
+   */
+  finish(keep: boolean, handedOver?: boolean): Promise<void>;
 }
 
 /** Creates the file (a fresh name, read-only for its owner once open) and opens it for the child and for reading. */
@@ -149,9 +153,10 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       const { size } = fstatSync(reader);
       return size === viewedSize ? undefined : viewOf(size);
     },
-    async finish(keep) {
-      closeQuietly(writer);
+    async finish(keep, handedOver) {
       closeQuietly(reader);
+      if (handedOver) return;
+      closeQuietly(writer);
       if (!keep) unlinkQuietly(path);
     },
   };

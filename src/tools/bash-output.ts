@@ -20,6 +20,9 @@ export interface BashOutputOptions {
   spillDir: string;
   /** Prefix of the spill file's name. */
   spillName: string;
+  /** Bytes the spill file may hold (`caps.command_output`); past it `onStop` is called once. Default: no cap. */
+  maxSavedBytes?: number;
+  onStop?: () => void;
 }
 
 export interface BashOutputView {
@@ -36,6 +39,8 @@ export interface BashOutput {
   view(): BashOutputView;
   /** Closes the spill file; call once the command is over. */
   close(): void;
+  /** Set once the spill passed `maxSavedBytes` (it then holds exactly that many bytes). */
+  stop(): { reason: "command"; capBytes: number; keptBytes: number; writtenBytes: number } | undefined;
 }
 
 /** A fresh file name in `dir` starting with `name` (time and a random suffix; `.log`). */
@@ -101,6 +106,27 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
   let spillFd: number | undefined;
   let spillPath: string | undefined;
   let spillError: string | undefined;
+  let spilled = 0;
+  let stopped = false;
+  const cap = options.maxSavedBytes ?? Number.POSITIVE_INFINITY;
+
+  const spill = (chunk: Buffer) => {
+    if (spillFd === undefined || stopped) return;
+    const room = cap - spilled;
+    const part = chunk.length > room ? chunk.subarray(0, Math.max(0, room)) : chunk;
+    try {
+      writeSync(spillFd, part);
+      spilled += part.length;
+    } catch (error) {
+      spillError = (error as Error).message;
+    }
+    if (part.length < chunk.length) {
+      stopped = true;
+      try {
+        options.onStop?.();
+      } catch {}
+    }
+  };
 
   const startSpill = () => {
     try {
@@ -108,8 +134,8 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
       spillPath = spillPathIn(options.spillDir, options.spillName);
       spillFd = openSync(spillPath, "w", 0o600);
       const { head, tail } = buffer.parts();
-      writeSync(spillFd, head);
-      writeSync(spillFd, tail);
+      spill(head);
+      spill(tail);
     } catch (error) {
       spillError = (error as Error).message;
       spillPath = undefined;
@@ -127,13 +153,7 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
       const overBudget =
         buffer.totalBytes + chunk.length > options.maxBytes || newlines + chunkNewlines > options.maxLines;
       if (overBudget && spillFd === undefined && spillError === undefined) startSpill();
-      if (spillFd !== undefined) {
-        try {
-          writeSync(spillFd, chunk);
-        } catch (error) {
-          spillError = (error as Error).message;
-        }
-      }
+      spill(chunk);
       buffer.write(chunk);
       newlines += chunkNewlines;
       lastByte = chunk[chunk.length - 1]!;
@@ -158,6 +178,11 @@ export function createBashOutput(options: BashOutputOptions): BashOutput {
         closeSync(spillFd);
         spillFd = undefined;
       }
+    },
+    stop() {
+      return stopped
+        ? { reason: "command", capBytes: cap, keptBytes: spilled, writtenBytes: buffer.totalBytes }
+        : undefined;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { tmpdir } from "node:os";
 import { z } from "zod";
 import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts";
+import { DEFAULT_CAPS, formatBytes, formatBytesApprox } from "../system/caps.ts";
 import { scrubEnv } from "../system/env.ts";
 import { runProcess } from "../system/process.ts";
 import {
@@ -9,8 +10,9 @@ import {
   formatSize,
   type TruncationResult,
 } from "../system/truncate.ts";
-import { runCaptured } from "./bash-capture.ts";
+import { type CapturedStop, runCaptured } from "./bash-capture.ts";
 import { checkCommand } from "./command-policy.ts";
+import { createOutputGuard, type OutputGuard } from "./output-guard.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 /** Default bash timeout: 120000 ms. */
@@ -74,6 +76,14 @@ export interface BashToolOptions {
    * `fullOutputPath` when the output was cut, deleted otherwise. Default: os.tmpdir().
    */
   spillDir?: string;
+  /**
+   * Bounds each command's saved output and all of them together (see output-guard.ts): the run's
+   * guard, shared and disposed by the runner. Default: a guard of the tool's own, with
+   * `maxSavedOutputBytes` per command and `DEFAULT_CAPS.savedOutputBytes` (256 MiB) in all.
+   */
+  outputGuard?: OutputGuard;
+  /** Bytes one command's saved output may hold when no `outputGuard` is given. Default: 32 MiB. */
+  maxSavedOutputBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL on timeout or abort. Default: 2000. */
   killGraceMs?: number;
   operations?: Partial<BashOperations>;
@@ -109,6 +119,8 @@ export interface BashToolDetails {
   totalLines: number;
   /** Names of the environment variables removed as credentials. */
   scrubbedEnv: string[];
+  /** Set when the command was stopped because its saved output passed a cap. */
+  outputStop?: CapturedStop;
 }
 
 /**
@@ -125,6 +137,12 @@ export function createBashTool(
   const run = options.operations?.run ?? runProcess;
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const guard =
+    options.outputGuard ??
+    createOutputGuard({
+      commandCapBytes: options.maxSavedOutputBytes ?? DEFAULT_CAPS.commandOutputBytes,
+      totalCapBytes: DEFAULT_CAPS.savedOutputBytes,
+    });
   const policy = {
     ...(options.allow !== undefined && { allow: options.allow }),
     ...(options.deny !== undefined && { deny: options.deny }),
@@ -154,7 +172,7 @@ export function createBashTool(
       const timeoutMs = effectiveTimeoutMs(params.timeout, options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS);
       const started = Date.now();
       const base = { command: params.command, scrubbedEnv: scrubbed.removed };
-      const { result, view } = await runCaptured(
+      const { result, view, outputStop } = await runCaptured(
         run,
         "bash",
         ["-c", execution.command],
@@ -171,6 +189,7 @@ export function createBashTool(
           maxBytes,
           spillDir: options.spillDir ?? tmpdir(),
           spillName: `agent-run-bash-${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40) || "call"}`,
+          guard,
           onView: (partial) =>
             onUpdate({
               content: [{ type: "text", text: partial.text }],
@@ -190,13 +209,15 @@ export function createBashTool(
         throw new Error(`bash could not be started in ${execution.cwd}: ${result.shortMessage}`);
       }
 
-      const status = result.timedOut
-        ? `Command timed out after ${timeoutMs / 1000} s and was killed (with everything it started).`
-        : result.canceled
-          ? "Command aborted and killed (with everything it started)."
-          : result.exitCode === undefined
-            ? `Command killed by ${result.signal}.`
-            : `Exit code: ${result.exitCode}`;
+      const status = outputStop
+        ? stopStatus(outputStop, view.truncation && view.fullOutputPath)
+        : result.timedOut
+          ? `Command timed out after ${timeoutMs / 1000} s and was killed (with everything it started).`
+          : result.canceled
+            ? "Command aborted and killed (with everything it started)."
+            : result.exitCode === undefined
+              ? `Command killed by ${result.signal}.`
+              : `Exit code: ${result.exitCode}`;
       const body = view.totalBytes === 0 ? "(no output)" : view.text.replace(/\n$/, "");
       const details: BashToolDetails = {
         ...base,
@@ -209,15 +230,31 @@ export function createBashTool(
         ...(view.truncation && view.fullOutputPath !== undefined && { fullOutputPath: view.fullOutputPath }),
         totalBytes: view.totalBytes,
         totalLines: view.totalLines,
+        ...(outputStop && { outputStop }),
       };
       // A command that was killed did not finish its job: an error result, details kept.
       return {
         content: [{ type: "text", text: `${body}\n\n[${status}]` }],
         details,
-        ...((result.timedOut || result.canceled) && { isError: true }),
+        ...((result.timedOut || result.canceled || outputStop) && { isError: true }),
       };
     },
   };
+}
+
+/** What the model is told about a command stopped for its output. */
+function stopStatus(stop: CapturedStop, savedPath: string | undefined): string {
+  const cap =
+    stop.reason === "command"
+      ? `the cap of ${formatBytes(stop.capBytes)} on one command's saved output (caps.command_output)`
+      : `the cap of ${formatBytes(stop.capBytes)} on all saved outputs of this run (caps.saved_outputs)`;
+  const kept =
+    stop.keptBytes > 0 && savedPath !== undefined
+      ? `its first ${formatBytesApprox(stop.keptBytes)} are kept in ${savedPath}; above are the start and the end of those`
+      : stop.keptBytes > 0
+        ? `above is what was kept (${formatBytesApprox(stop.keptBytes)})`
+        : "nothing of it could be kept";
+  return `Command stopped (its process group was killed): its output reached ${cap} after at least ${formatBytesApprox(stop.writtenBytes)}; ${kept}. Print less: filter the output (grep, head, tail) or count it (wc).`;
 }
 
 /**

@@ -74,6 +74,14 @@ export {
   lsParameters,
 } from "./ls.ts";
 export {
+  createOutputGuard,
+  type GuardedOutput,
+  OUTPUT_GUARD_INTERVAL_MS,
+  type OutputGuard,
+  type OutputGuardOptions,
+  type OutputStop,
+} from "./output-guard.ts";
+export {
   createReadTool,
   type ReadFileHandle,
   type ReadImage,
