@@ -1,6 +1,6 @@
 /**
- * `npm run bench`: the end-to-end suite (bench/e2e), then the tools bench (bench/tools.ts) and the
- * patch bench (bench/patch.ts), each in its own child process, their output streamed as it comes;
+ * `npm run bench`: the end-to-end suite (bench/e2e), then the tools bench (bench/tools.ts), the
+ * patch bench (bench/patch.ts) and the redaction bench (bench/redact.ts), each in its own child process, their output streamed as it comes;
  * then one combined Markdown table. Exits 1 when any of them failed (a broken scenario, not a
  * slow one). Figures and method: docs/benchmarks.md.
  */
@@ -18,6 +18,7 @@ const SUITES: Suite[] = [
   { name: "e2e", script: "e2e/index.ts" },
   { name: "tools", script: "tools.ts" },
   { name: "patch", script: "patch.ts" },
+  { name: "redact", script: "redact.ts" },
 ];
 
 function runSuite(suite: Suite): Promise<{ code: number | null; stdout: string; ms: number }> {

@@ -1,10 +1,11 @@
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import * as core from "@actions/core";
 import { afterEach, describe, expect, test } from "vitest";
-import { agentEnvironment } from "../src/action/event-context.ts";
 import { eventTarget } from "../src/action/event-target.ts";
 import { readActionInputs } from "../src/action/inputs.ts";
+import { readKeyEnvNames, splitRunEnvironment } from "../src/action/run-environment.ts";
 
 const saved: Record<string, string | undefined> = {};
 function setInputEnv(vars: Record<string, string>): void {
@@ -116,19 +117,55 @@ describe("eventTarget", () => {
   });
 });
 
-describe("agentEnvironment", () => {
-  test("hides the inputs and the runner's tokens from the agent, exports the provider keys", () => {
-    const env = agentEnvironment(
+describe("splitRunEnvironment", () => {
+  test("the run's process environment holds no secret; credentials are handed over, the rest redacted", () => {
+    const split = splitRunEnvironment(
       {
         PATH: "/usr/bin",
-        "INPUT_GITHUB-TOKEN": "ghs",
-        "INPUT_ANTHROPIC-API-KEY": "sk-ant",
-        ACTIONS_RUNTIME_TOKEN: "rt",
-        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "oidc",
+        "INPUT_GITHUB-TOKEN": "ghs-token",
+        "INPUT_ANTHROPIC-API-KEY": "sk-ant-input",
+        "INPUT_SOMETHING-UNDECLARED": "a-secret-maybe",
+        INPUT_MODEL: "anthropic:claude-sonnet-4-6",
+        "INPUT_WORKING-DIRECTORY": "packages/app",
+        ACTIONS_RUNTIME_TOKEN: "runtime-token",
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: "oidc-token",
+        ACTIONS_CACHE_URL: "https://cache.example/abc/",
+        GITHUB_TOKEN: "ghs-env-token",
+        NPM_TOKEN: "npm-token",
+        MY_LLM_KEY: "llm-key-by-api-key-env",
         GITHUB_REPOSITORY: "o/r",
       },
-      { anthropicApiKey: "sk-ant" },
+      { anthropicApiKey: "sk-ant-input" },
+      ["MY_LLM_KEY"],
     );
-    expect(env).toEqual({ PATH: "/usr/bin", GITHUB_REPOSITORY: "o/r", ANTHROPIC_API_KEY: "sk-ant" });
+    expect(split.processEnv).toEqual({ PATH: "/usr/bin", GITHUB_REPOSITORY: "o/r" });
+    expect(split.secretEnv).toEqual({
+      GITHUB_TOKEN: "ghs-env-token",
+      NPM_TOKEN: "npm-token",
+      MY_LLM_KEY: "llm-key-by-api-key-env",
+      ANTHROPIC_API_KEY: "sk-ant-input",
+    });
+    expect(split.secretValues.sort()).toEqual(
+      [
+        "ghs-token",
+        "sk-ant-input",
+        "a-secret-maybe",
+        "runtime-token",
+        "oidc-token",
+        "https://cache.example/abc/",
+      ].sort(),
+    );
+  });
+
+  test("api_key_env names are read from the spec's models, prepare_next_turn's included", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-key-env-"));
+    const file = path.join(dir, "task.yml");
+    await writeFile(
+      file,
+      "model: { provider: openai, id: m, api_key_env: FIRST_KEY }\nprompt: x\nhooks:\n  prepare_next_turn:\n    - when: { turn_gte: 2 }\n      model: { provider: anthropic, id: h, api_key_env: SECOND_KEY }\n",
+    );
+    expect(await readKeyEnvNames(file)).toEqual(["FIRST_KEY", "SECOND_KEY"]);
+    await writeFile(file, "model: [unclosed\n");
+    expect(await readKeyEnvNames(file)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { generateActionDocs } from "../scripts/gen-action-docs.ts";
+import { DATA_INPUTS, SECRET_INPUTS } from "../src/action/inputs.ts";
 import { OUTPUT_NAMES } from "../src/action/outputs.ts";
 import { importActionParser, importWorkflowParser } from "./workflow-parser-import.ts";
 
@@ -23,6 +24,13 @@ describe("action.yml", () => {
     const { parseAction } = await importActionParser();
     const result = parseAction({ name: "action.yml", content: actionYml }, new NoOperationTraceWriter());
     expect(result.context.errors.getErrors().map((e) => e.message)).toEqual([]);
+  });
+
+  test("every input is either a credential (masked, redacted) or data, never unclassified", () => {
+    // A new input must be listed in DATA_INPUTS (src/action/inputs.ts) to be left unredacted.
+    const classified = [...SECRET_INPUTS, ...DATA_INPUTS];
+    expect(Object.keys(action.inputs).filter((name) => !classified.includes(name))).toEqual([]);
+    expect(SECRET_INPUTS.filter((name) => DATA_INPUTS.includes(name))).toEqual([]);
   });
 
   test("declares every input and output of DESIGN §6, each described", () => {

@@ -23,7 +23,11 @@ function toolResult(i: number): AgentMessage {
 function assistant(i: number): AssistantMessage {
   return {
     role: "assistant",
-    content: [{ type: "toolCall", id: `call_${i}`, name: "bash", arguments: { command: "env" } }],
+    content: [
+      { type: "thinking", thinking: `I will print ${SECRET}`, signature: `sig_${i}` },
+      { type: "text", text: `Running it with ${SECRET}.` },
+      { type: "toolCall", id: `call_${i}`, name: "bash", arguments: { command: `echo ${SECRET}` } },
+    ],
     provider: "anthropic",
     model: model.id,
     usage: emptyUsage(),
@@ -51,7 +55,9 @@ describe("requests to the model are redacted", () => {
     const stream = redactRequests(inner, redactor);
     const messages: AgentMessage[] = [{ role: "user", content: `use ${SECRET}`, timestamp: 0 }];
     const turns = 20;
+    const callsPerTurn: number[] = [];
     for (let turn = 1; turn <= turns; turn++) {
+      const before = deepCalls;
       for await (const _ of stream({
         model,
         systemPrompt: `key ${SECRET}`,
@@ -60,16 +66,27 @@ describe("requests to the model are redacted", () => {
         thinkingLevel: "off",
         signal: new AbortController().signal,
       }));
+      callsPerTurn.push(deepCalls - before);
       messages.push(assistant(turn), toolResult(turn));
     }
 
-    // The user prompt and one tool result per earlier turn: 1 + 19, each redacted once.
-    expect(deepCalls).toBe(turns);
+    // Only the two messages new since the last turn are redacted: the cost of a turn does not
+    // grow with the transcript.
+    expect(new Set(callsPerTurn.slice(1)).size).toBe(1);
     const last = seen.at(-1)!;
     expect(last.messages).toHaveLength(1 + 2 * (turns - 1));
-    expect(JSON.stringify(last.messages)).not.toContain(SECRET);
+    // Signed thinking goes back as it was; the model's text and tool calls are redacted.
+    const sent = last.messages[1] as AssistantMessage;
+    const original = messages[1] as AssistantMessage;
+    expect(sent.content[0]).toBe(original.content[0]);
+    expect(JSON.stringify(sent.content.slice(1))).toBe(
+      JSON.stringify(original.content.slice(1)).replaceAll(SECRET, "***"),
+    );
+    expect(
+      JSON.stringify(
+        last.messages.map((m) => (m.role === "assistant" ? { ...m, content: m.content.slice(1) } : m)),
+      ),
+    ).not.toContain(SECRET);
     expect(last.systemPrompt).not.toContain(SECRET);
-    // The model's own messages go as they were (signed thinking stays valid).
-    expect(last.messages[1]).toBe(messages[1]);
   });
 });

@@ -46,25 +46,3 @@ export function readEventContext(env: NodeJS.ProcessEnv = process.env): EventCon
     workspace: env.GITHUB_WORKSPACE || process.cwd(),
   };
 }
-
-/** Variables never handed to the agent: its tools run commands the model chooses. */
-const HIDDEN_FROM_AGENT =
-  /^(INPUT_|ACTIONS_RUNTIME_TOKEN$|ACTIONS_ID_TOKEN_REQUEST_|ACTIONS_CACHE_URL$|ACTIONS_RESULTS_URL$)/;
-
-/**
- * The environment the runner (and so the agent's tools) gets: the step's environment without
- * the action's inputs (which hold the keys and the GitHub token) and the runner's own tokens,
- * plus the provider keys under the names the SDKs read.
- */
-export function agentEnvironment(
-  env: NodeJS.ProcessEnv,
-  keys: { anthropicApiKey?: string; openaiApiKey?: string },
-): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (!HIDDEN_FROM_AGENT.test(name.toUpperCase())) out[name] = value;
-  }
-  if (keys.anthropicApiKey) out.ANTHROPIC_API_KEY = keys.anthropicApiKey;
-  if (keys.openaiApiKey) out.OPENAI_API_KEY = keys.openaiApiKey;
-  return out;
-}

@@ -45,6 +45,33 @@ export class ActionInputError extends AgentRunError {
 
 export type InputReader = (name: string) => string;
 
+/** The inputs that hold credentials: masked before anything is logged, withheld from the run, redacted. */
+export const SECRET_INPUTS = ["anthropic-api-key", "openai-api-key", "github-token"] as const;
+
+/**
+ * The inputs of action.yml that hold no credential: withheld from the run's environment like every
+ * input, but not redacted (a model name or a path in the summary is no secret). Any other `INPUT_*`
+ * variable, an input action.yml does not declare included, is treated as a secret.
+ */
+export const DATA_INPUTS: readonly string[] = [
+  "task",
+  "prompt",
+  "model",
+  "comment",
+  "working-directory",
+  "max-turns",
+  "max-cost",
+  "vars",
+  "replay",
+  "allowed-bots",
+  "allow-untrusted-checkout",
+];
+
+/** The variable the Actions runner sets for an input: `INPUT_` + the name upper-cased, spaces as `_`. */
+export function inputVariable(name: string): string {
+  return `INPUT_${name.replace(/ /g, "_").toUpperCase()}`;
+}
+
 const defaultReader: InputReader = (name) => core.getInput(name);
 
 /** Parses every input. Throws `ActionInputError` on the first invalid one; logs nothing (secrets are not masked yet). */

@@ -1,27 +1,31 @@
 /**
  * The action: mask secrets, read inputs, check who triggered it, run the task with the same
- * runner as the CLI, then write outputs and the step summary before anything that talks to GitHub,
- * so an API failure never loses them; last, the sticky PR comment and the failure annotation.
+ * runner as the CLI in a process of its own whose environment holds no secret (start-run.ts),
+ * then write outputs and the step summary before anything that talks to GitHub, so an API failure
+ * never loses them; last, the sticky PR comment and the failure annotation.
  */
 import path from "node:path";
 import * as core from "@actions/core";
+import { createRedactor } from "../output/redact.ts";
 import { sanitizeUntrustedText } from "../run/untrusted-text.ts";
-import { errorAnnotations, errorExitCode, runAnnotation } from "./annotations.ts";
-import { agentEnvironment, type EventContext, readEventContext } from "./event-context.ts";
+import { errorAnnotations, runAnnotation } from "./annotations.ts";
+import { type EventContext, readEventContext } from "./event-context.ts";
 import { eventTarget } from "./event-target.ts";
 import { eventVars } from "./event-vars.ts";
 import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
-import { type ActionInputs, type InputReader, readActionInputs } from "./inputs.ts";
+import { type ActionInputs, type InputReader, readActionInputs, SECRET_INPUTS } from "./inputs.ts";
 import { guardWorkflowCommands } from "./log-guard.ts";
 import { actionOutputs, type OutputName, skippedOutputs } from "./outputs.ts";
 import { postComment } from "./publish-comment.ts";
-import type { ActionRunner, ActionRunResult } from "./runner-types.ts";
+import { readKeyEnvNames, splitRunEnvironment } from "./run-environment.ts";
+import type { RunFailure, RunReply } from "./run-protocol.ts";
+import { type StartRunOptions, startRun } from "./start-run.ts";
 import { taskName } from "./task-name.ts";
 import { passTrustGate } from "./trust-gate.ts";
 
 export interface ActionDeps {
-  /** Loaded only once the trigger is accepted, so the mask and refusals are logged at once. */
-  loadRunner: () => Promise<ActionRunner>;
+  /** Starts the run's own process. Default: `startRun` (the same Node and entry, with RUN_CHILD_FLAG). */
+  startRun?: (options: StartRunOptions) => Promise<RunReply>;
   /** Default: `core.getInput`. */
   getInput?: InputReader;
   /** Default: `process.env`. */
@@ -34,9 +38,9 @@ export interface ActionDeps {
 }
 
 /** Runs the action to completion. Never throws; sets `process.exitCode` (the runner's exit code). */
-export async function run(deps: ActionDeps): Promise<void> {
+export async function run(deps: ActionDeps = {}): Promise<void> {
   const getInput = deps.getInput ?? ((name: string) => core.getInput(name));
-  for (const name of ["anthropic-api-key", "openai-api-key", "github-token"]) {
+  for (const name of SECRET_INPUTS) {
     const secret = getInput(name).trim();
     if (secret !== "") core.setSecret(secret);
   }
@@ -119,44 +123,21 @@ export async function run(deps: ActionDeps): Promise<void> {
     }
   }
 
-  let result: ActionRunResult;
-  try {
-    const runner = await deps.loadRunner();
-    const vars = { ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)), ...inputs.vars };
-    result = await runWithSignals(
-      runner,
-      {
-        inputs,
-        ctx,
-        taskFile,
-        cwd: gate.cwd ?? (taskFile === undefined ? ctx.workspace : undefined),
-        env,
-        vars,
-        trusted: gate.trusted,
-      },
-      deps.write,
-    );
-  } catch (error) {
-    const annotations = errorAnnotations(error, ctx.workspace);
-    for (const annotation of annotations) {
-      // A spec run from the trusted commit's temp copy is still annotated at the path the user knows.
-      if (taskFile !== givenTaskFile && taskFile && givenTaskFile && annotation.properties.file) {
-        const temp = path.relative(ctx.workspace, taskFile).split(path.sep).join("/");
-        if (annotation.properties.file === temp) {
-          annotation.properties.file = path.relative(ctx.workspace, givenTaskFile).split(path.sep).join("/");
-        }
-      }
-      core.error(annotation.message, annotation.properties);
-    }
-    const code = errorExitCode(error);
-    setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
-    const lines = annotations.map((a) => `- ${a.message}`).join("\n");
-    await writeStepSummary(
-      `## agent-run: ${name}\n\n**error** (exit ${code}), nothing was run:\n\n${lines}\n`,
-    );
+  const reply = await runInChild(deps, {
+    inputs,
+    ctx,
+    taskFile,
+    cwd: gate.cwd ?? (taskFile === undefined ? ctx.workspace : undefined),
+    env,
+    vars: { ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)), ...inputs.vars },
+    trusted: gate.trusted,
+  });
+  if (reply.type === "failure") {
+    const code = await reportFailure(reply.failure, { ctx, name, taskFile, givenTaskFile });
     process.exitCode = code;
     return;
   }
+  const result = reply.result;
 
   const { "comment-url": _, ...outputs } = actionOutputs(result);
   setOutputs(outputs);
@@ -197,41 +178,81 @@ interface RunPlan {
   trusted: boolean;
 }
 
-async function runWithSignals(
-  runner: ActionRunner,
-  plan: RunPlan,
-  write: ((line: string) => void) | undefined,
-): Promise<ActionRunResult> {
-  const { inputs, ctx, taskFile, env } = plan;
-  // A cancelled job gets SIGINT, then SIGTERM: end the run so its outputs are still written.
-  const controller = new AbortController();
-  // The runner maps the reason "SIGINT" / "SIGTERM" to exit 130 / 143.
-  const abort = (signal: NodeJS.Signals) => controller.abort(signal);
-  process.once("SIGINT", abort);
-  process.once("SIGTERM", abort);
+/**
+ * Runs the task in the run's own process: its environment is the step's without any secret, the
+ * credentials it needs go over its IPC channel, and everything withheld seeds its redactor (and
+ * this process's, over the relayed log and the reply).
+ */
+async function runInChild(deps: ActionDeps, plan: RunPlan): Promise<RunReply> {
+  const { inputs, ctx, taskFile } = plan;
+  const split = splitRunEnvironment(plan.env, inputs, await readKeyEnvNames(taskFile));
+  const redactor = createRedactor({ extra: [...split.secretValues, ...Object.values(split.secretEnv)] });
   // The log shows tool arguments and model text: none of it may act as a workflow command.
-  const log = guardWorkflowCommands(write ?? ((chunk) => process.stdout.write(chunk)));
+  const log = guardWorkflowCommands(deps.write ?? ((chunk) => process.stdout.write(chunk)));
+  const errors = guardWorkflowCommands((chunk) => process.stderr.write(chunk));
   try {
-    return await runner.runTask({
-      taskFile,
-      cwd: plan.cwd,
-      prompt: inputs.prompt,
-      model: inputs.model,
-      vars: plan.vars,
-      replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
-      maxTurns: inputs.maxTurns,
-      maxCostUsd: inputs.maxCostUsd,
-      env: agentEnvironment(env, inputs),
-      signal: controller.signal,
-      trusted: plan.trusted,
-      runUrl: ctx.runUrl,
-      onEvent: runner.createGithubRenderer(log.write),
+    const reply = await (deps.startRun ?? startRun)({
+      request: {
+        type: "run",
+        options: {
+          taskFile,
+          cwd: plan.cwd,
+          prompt: inputs.prompt,
+          model: inputs.model,
+          vars: plan.vars,
+          replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
+          maxTurns: inputs.maxTurns,
+          maxCostUsd: inputs.maxCostUsd,
+          trusted: plan.trusted,
+          runUrl: ctx.runUrl,
+        },
+        secretEnv: split.secretEnv,
+        secretValues: split.secretValues,
+      },
+      env: split.processEnv,
+      write: log.write,
+      writeError: errors.write,
+      redact: redactor.redact,
     });
+    if (reply.type === "failure") return { type: "failure", failure: redactor.redactDeep(reply.failure) };
+    // The paths of the outputs are the runner's own; everything else is text from the run.
+    const { outputs, ...rest } = reply.result;
+    return { type: "result", result: { ...redactor.redactDeep(rest), outputs } };
   } finally {
     log.flush();
-    process.off("SIGINT", abort);
-    process.off("SIGTERM", abort);
+    errors.flush();
   }
+}
+
+/** An error before the run started: annotations at the spec's positions, outputs, step summary. Returns the exit code. */
+async function reportFailure(
+  failure: RunFailure,
+  where: { ctx: EventContext; name: string; taskFile: string | undefined; givenTaskFile: string | undefined },
+): Promise<number> {
+  const { ctx, taskFile, givenTaskFile } = where;
+  const error = Object.assign(new Error(failure.message), {
+    ...(failure.shortMessage !== undefined && { shortMessage: failure.shortMessage }),
+    ...(failure.location !== undefined && { location: failure.location }),
+    ...(failure.problems !== undefined && { problems: failure.problems }),
+  });
+  const annotations = errorAnnotations(error, ctx.workspace);
+  for (const annotation of annotations) {
+    // A spec run from the trusted commit's temp copy is still annotated at the path the user knows.
+    if (taskFile !== givenTaskFile && taskFile && givenTaskFile && annotation.properties.file) {
+      const temp = path.relative(ctx.workspace, taskFile).split(path.sep).join("/");
+      if (annotation.properties.file === temp) {
+        annotation.properties.file = path.relative(ctx.workspace, givenTaskFile).split(path.sep).join("/");
+      }
+    }
+    core.error(annotation.message, annotation.properties);
+  }
+  const code = failure.exitCode;
+  setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
+  const lines = annotations.map((a) => `- ${a.message}`).join("\n");
+  await writeStepSummary(
+    `## agent-run: ${where.name}\n\n**error** (exit ${code}), nothing was run:\n\n${lines}\n`,
+  );
+  return code;
 }
 
 function setOutputs(outputs: Partial<Record<OutputName, string>>): void {

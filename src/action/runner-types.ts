@@ -1,6 +1,6 @@
 /**
  * The part of the runner's API (`src/run/index.ts`) the action uses, as picks of the runner's own
- * types, so the action's logic can be tested with a stand-in runner. `main.ts` passes the real one.
+ * types. The run's process (run-child.ts) loads the real one.
  */
 import type { CompactRunEvent, RunResult, RunTaskOptions } from "../run/index.ts";
 
@@ -23,6 +23,7 @@ export type ActionRunOptions = Pick<
   | "maxTurns"
   | "maxCostUsd"
   | "env"
+  | "secretValues"
   | "signal"
   | "runUrl"
   | "onEvent"

@@ -12,6 +12,7 @@ export {
   type Redactor,
   type RedactorOptions,
 } from "./redact.ts";
+export { redactFilesIn } from "./redact-files.ts";
 export {
   disposeSnapshot,
   type SnapshotOptions,

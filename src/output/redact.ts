@@ -1,11 +1,16 @@
 /**
- * Secret redaction for every output (events, summary, patch, usage, terminal). A secret is the value
- * of a credential-looking environment variable, an `extra` value, or one `add`ed later (e.g. from
- * `::add-mask::`). Each is also matched in its JSON-escaped, URL-encoded and base64 forms, and each
- * line of a multi-line secret on its own. All forms are matched by one combined regular expression,
- * longest first, so a long text is scanned once whatever the number of secrets.
+ * Secret redaction for every output (events, summary, patch, usage, terminal) and every request to
+ * the model. A secret is the value of a credential-looking environment variable, an `extra` value,
+ * or one `add`ed later (e.g. from `::add-mask::`). Each is also matched in its JSON-escaped,
+ * URL-encoded and base64 forms (base64 also inside the base64 of a longer text, at any of the
+ * three offsets: see `base64Cores`, and across the line breaks of base64 wrapped at 76 or 64
+ * characters), and each line of a multi-line secret on its own. All forms
+ * are matched by one combined regular expression, longest first, so a long text is scanned once
+ * whatever the number of secrets. Then tokens of a known shape (`ghp_…`, `sk-…`, `AKIA…`: see
+ * token-shapes.ts) are replaced too, known or not.
  */
 import { isSecretName } from "../system/env.ts";
+import { base64Cores, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
 
 /** What a secret is replaced with. */
 export const REDACTED = "***";
@@ -48,19 +53,29 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (forms.size !== before) dirty = true;
   };
 
+  // The same alternation twice: global for replacing, and not for testing (no lastIndex to reset).
+  let probe: RegExp | undefined;
   const currentPattern = (): RegExp | undefined => {
     if (dirty) {
       const sorted = [...forms].sort((a, b) => b.length - a.length);
-      pattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join("|"), "g") : undefined;
+      const source = sorted.map(escapeRegExp).join("|");
+      pattern = sorted.length > 0 ? new RegExp(source, "g") : undefined;
+      probe = sorted.length > 0 ? new RegExp(source) : undefined;
       dirty = false;
     }
     return pattern;
   };
 
   const redact = (text: string): string => {
+    if (typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
     const current = currentPattern();
-    if (!current || typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
-    return text.replace(current, REDACTED);
+    let out = text;
+    if (current && probe) {
+      const holds = probe;
+      // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
+      out = redactWrappedBase64(out, (joined) => holds.test(joined)).replace(current, REDACTED);
+    }
+    return redactTokenShapes(out);
   };
 
   const redactDeep = <T>(value: T): T => deepMap(value, redact, new WeakMap()) as T;
@@ -74,8 +89,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
 function formsOf(secret: string): string[] {
   const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
-  const base64 = Buffer.from(secret, "utf8").toString("base64");
-  forms.push(base64, base64.replace(/=+$/, ""), Buffer.from(secret, "utf8").toString("base64url"));
+  const bytes = Buffer.from(secret, "utf8");
+  const base64 = bytes.toString("base64");
+  forms.push(base64, base64.replace(/=+$/, ""), bytes.toString("base64url"));
+  for (const core of base64Cores(bytes)) forms.push(core, core.replace(/\+/g, "-").replace(/\//g, "_"));
   const lines = secret.split(/\r?\n/).map((line) => line.trim());
   if (lines.length > 1) forms.push(...lines);
   return forms;

@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { errorText } from "../core/errors.ts";
 import type { WorkspaceDiff } from "../output/index.ts";
-import { diffWorkspace, disposeSnapshot, writeOutputs } from "../output/index.ts";
+import { diffWorkspace, disposeSnapshot, redactFilesIn, writeOutputs } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
+import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude } from "./conclude.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
@@ -19,6 +21,10 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       emit({ type: "warning", message: `${cleanup.what} could not be cleaned up: ${errorText(error)}` });
     });
   }
+
+  // The bash tool saved full outputs as the commands printed them; like every output, they keep
+  // no secret (the commands have ended: the sandbox went with the cleanups).
+  await redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), redactor);
 
   const ended = conclude(
     ctx.outcome,

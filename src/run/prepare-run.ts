@@ -79,7 +79,10 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     events: path.join(outDir, OUTPUT_FILES.events),
   };
 
-  const redactor = createRedactor({ env, extra: sandbox.gitSecrets });
+  const redactor = createRedactor({
+    env,
+    extra: [...sandbox.gitSecrets, ...apiKeyValues(task, env), ...(options.secretValues ?? [])],
+  });
   stream = redactRequests(stream, redactor);
   // One run's events: an earlier run's file in the same folder starts over.
   await writeFile(outputs.events, "");
@@ -144,4 +147,12 @@ function taskModels(task: LoadedTask): Model[] {
   const models = [task.spec.model];
   for (const rule of task.spec.hooks.prepareNextTurn) if (rule.model) models.push(rule.model);
   return models;
+}
+
+/** The values of the variables the spec's models name in `api_key_env`, whatever those are called. */
+function apiKeyValues(task: LoadedTask, env: NodeJS.ProcessEnv): string[] {
+  return taskModels(task).flatMap((model) => {
+    const value = model.apiKeyEnv === undefined ? undefined : env[model.apiKeyEnv];
+    return value === undefined ? [] : [value];
+  });
 }

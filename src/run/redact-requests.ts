@@ -3,10 +3,12 @@ import type { AgentMessage } from "../core/types.ts";
 import type { Redactor } from "../output/index.ts";
 
 /**
- * Redacts known secret values from what goes to the model: the system prompt and every user and
- * tool-result message (the model's own messages are sent as they were, so signed thinking blocks
- * stay valid). A second line behind the sandbox: it catches a credential a command printed as is,
- * or in its JSON, URL or base64 form, not one the command transformed (`rev`, `xxd`).
+ * Redacts known secret values and token shapes from what goes to the model: the system prompt,
+ * every user and tool-result message, and the model's own earlier messages except their thinking
+ * blocks (sent back as they were, so signed thinking stays valid). A second line behind the
+ * sandbox: it catches a credential a command printed as is, or in its JSON, URL or base64 form,
+ * not one the command transformed (`rev`, `xxd`); and a model that turned one back and wrote it in
+ * its text or a tool call does not get it into the next request either.
  *
  * Each message is redacted once and the copy reused on later turns (messages are not changed once
  * in the transcript; a replaced one is a new object and is redacted afresh), so a long session
@@ -19,10 +21,17 @@ export function redactRequests(
 ): StreamFunction {
   const redacted = new WeakMap<AgentMessage, AgentMessage>();
   const redactMessage = (message: AgentMessage): AgentMessage => {
-    if (message.role === "assistant") return message;
     let copy = redacted.get(message);
     if (copy === undefined) {
-      copy = redactor.redactDeep(message);
+      copy =
+        message.role === "assistant"
+          ? {
+              ...redactor.redactDeep({ ...message, content: [] }),
+              content: message.content.map((part) =>
+                part.type === "thinking" ? part : redactor.redactDeep(part),
+              ),
+            }
+          : redactor.redactDeep(message);
       redacted.set(message, copy);
     }
     return copy;

@@ -50,6 +50,12 @@ export interface RunTaskOptions {
   maxCostUsd?: number;
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Further values to redact from every output and every request to the model, beyond the
+   * credential variables of `env`, the spec's `api_key_env` values and git credentials: values
+   * kept out of the run's environment (the action passes its inputs' and the Actions runner's).
+   */
+  secretValues?: string[];
   /** Aborting ends the run as `interrupted`; pass a reason of "SIGINT" or "SIGTERM" to get 130 / 143. */
   signal?: AbortSignal;
   /** Every event as written to events.jsonl (streaming deltas without the partial message), redacted. */

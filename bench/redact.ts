@@ -1,0 +1,96 @@
+/**
+ * Redaction speed (src/output/redact.ts): every event, every request and every output goes
+ * through it. Run: `node bench/redact.ts` (Node 24). Figures are CPU time. Cases, each a median
+ * of 7 passes:
+ * - 1 MB of linter output, with the secrets an action run seeds (20, each in 12 forms);
+ * - 1 MB of file paths (the base64 prefilter's worst ordinary text: long runs of letters);
+ * - a 1 MB base64 blob (an image read by the model);
+ * - a 500-turn transcript sent through `redactRequests` (each message redacted once, not per turn).
+ */
+
+import { randomBytes } from "node:crypto";
+import type { StreamFunction } from "../src/core/provider.ts";
+import type { AgentMessage } from "../src/core/types.ts";
+import { createRedactor } from "../src/output/redact.ts";
+import { redactRequests } from "../src/run/redact-requests.ts";
+
+const RUNS = 7;
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+}
+
+/** CPU milliseconds of each of RUNS calls (after one warm-up): steadier than wall time on a shared machine. */
+function time(fn: () => void): number[] {
+  fn();
+  const out: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = process.cpuUsage();
+    fn();
+    const used = process.cpuUsage(started);
+    out.push((used.user + used.system) / 1000);
+  }
+  return out;
+}
+
+const format = (values: number[]) =>
+  `median ${median(values).toFixed(1)} ms cpu (${values.map((v) => v.toFixed(1)).join(", ")})`;
+
+// Random values with no common prefix, as real keys and tokens are (a shared prefix lets the
+// regular expression engine skip ahead and would flatter the figures).
+const secrets = Array.from({ length: 20 }, () => randomBytes(24).toString("base64url"));
+const redactor = createRedactor({ extra: secrets });
+const repeat = (line: string, bytes: number) => line.repeat(Math.ceil(bytes / line.length));
+const lint = repeat(
+  "src/foo/bar.ts:12:3 error  Unexpected any. Specify a different type  @typescript-eslint/no-explicit-any\n",
+  1e6,
+);
+const paths = Array.from(
+  { length: 22_000 },
+  (_, i) => `src/components/Widget${i}/useWidgetState${i}Hook.tsx`,
+).join("\n");
+const blob = Buffer.from(repeat("\u0089PNG binary-ish bytes \u0000\u00ff", 750_000), "latin1").toString(
+  "base64",
+);
+
+console.log("redact, 20 seeded secrets:");
+console.log(`  1 MB lint output: ${format(time(() => redactor.redact(lint)))}`);
+console.log(`  1 MB of paths: ${format(time(() => redactor.redact(paths)))}`);
+console.log(`  1 MB base64 blob: ${format(time(() => redactor.redact(blob)))}`);
+
+const model = { provider: "anthropic", id: "m" };
+const messages: AgentMessage[] = [];
+for (let turn = 0; turn < 500; turn++) {
+  messages.push({
+    role: "toolResult",
+    toolCallId: `c${turn}`,
+    toolName: "read",
+    content: [{ type: "text", text: lint.slice(0, 40_000) }],
+    details: {},
+    isError: false,
+    timestamp: turn,
+  });
+}
+const signal = new AbortController().signal;
+const inner: StreamFunction = async function* () {};
+console.log("redactRequests, 500-turn transcript of 40 KB results:");
+const perTurn: number[] = [];
+const stream = redactRequests(inner, redactor);
+const started = process.cpuUsage();
+for (let turn = 1; turn <= messages.length; turn++) {
+  const t = process.cpuUsage();
+  for await (const _ of stream({
+    model,
+    systemPrompt: "s",
+    messages: messages.slice(0, turn),
+    tools: [],
+    thinkingLevel: "off",
+    signal,
+  })) {
+  }
+  const used = process.cpuUsage(t);
+  perTurn.push((used.user + used.system) / 1000);
+}
+const session = process.cpuUsage(started);
+console.log(`  whole session: ${((session.user + session.system) / 1000).toFixed(0)} ms cpu`);
+console.log(`  last 50 turns: median ${median(perTurn.slice(-50)).toFixed(2)} ms cpu a turn`);

@@ -1,0 +1,145 @@
+/**
+ * The second net of redaction: credentials recognised by their shape, for values the runner was
+ * never told about (a token in a file the model read, a key in a command's output). Shapes:
+ * GitHub tokens (`ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_` + 36 or more letters and digits;
+ * `github_pat_` + 22 or more), Anthropic and OpenAI keys (`sk-ant-…`, `sk-proj-…`, `sk-…`: 20 or
+ * more key characters holding a digit and an upper-case letter), AWS access key ids (`AKIA`/`ASIA`
+ * + 16, except AWS's documented `…EXAMPLE` ids) and Slack tokens (`xoxb-`, `xoxp-`, … + 20 or more).
+ *
+ * Their characters are all URL-safe and none is escaped by JSON, so the raw pattern also finds
+ * them JSON-escaped and URL-encoded. Base64 is decoded: a run of base64 (one line, or lines
+ * wrapped at 64 or 76 characters) whose text holds a token is replaced whole, at whatever offset
+ * the token starts. A run is decoded only when it holds the base64 of a token prefix, so ordinary
+ * text costs one scan.
+ */
+
+/** What a recognised token (or the base64 run holding one) is replaced with; the same as a known secret's. */
+const REDACTED = "***";
+
+const SHAPES =
+  /(?<![A-Za-z0-9_-])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255}|sk-[A-Za-z0-9_-]{20,400}|A[KS]IA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{20,255})(?![A-Za-z0-9_-])/g;
+
+/** The shortest token any shape matches (an AWS key id), in characters. */
+const MIN_TOKEN = 20;
+
+/** Token prefixes, for the base64 prefilter. */
+const PREFIXES = [
+  "ghp_",
+  "gho_",
+  "ghs_",
+  "ghu_",
+  "ghr_",
+  "github_pat_",
+  "sk-",
+  "AKIA",
+  "ASIA",
+  ...["a", "b", "o", "p", "r", "s"].map((c) => `xox${c}-`),
+];
+
+/**
+ * Base64 runs: lines wrapped at 76 (MIME, `base64`) or 64 (PEM, `openssl`) characters joined with
+ * the line after them, or one line long enough to hold the shortest token encoded.
+ */
+const BASE64_RUN =
+  /(?<![A-Za-z0-9+/_-])(?:(?:[A-Za-z0-9+/]{76}\r?\n|[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}|[A-Za-z0-9+/_-]{27,}={0,2})/g;
+
+/** Base64 wrapped at 76 or 64 characters: two lines or more. */
+const WRAPPED_BASE64 =
+  /(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/]{76}\r?\n|[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}/g;
+
+/** Whether a match of SHAPES is a credential rather than text that looks like one. */
+function plausible(token: string): boolean {
+  if (token.startsWith("sk-")) return /[0-9]/.test(token) && /[A-Z]/.test(token.slice(3));
+  if (token.startsWith("AKIA") || token.startsWith("ASIA")) return !token.endsWith("EXAMPLE");
+  if (token.startsWith("xox")) return /[0-9]/.test(token);
+  return true;
+}
+
+/**
+ * The base64 characters that `bytes` always encode to, whatever precedes and follows them, for each
+ * of the three offsets (mod 3) they can start at: the groups' characters that hold no bit of a
+ * neighbouring byte. A secret's three cores find it inside the base64 of a longer text.
+ */
+export function base64Cores(bytes: Buffer): string[] {
+  const cores: string[] = [];
+  for (const shift of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes])
+      .toString("base64")
+      .replace(/=+$/, "");
+    // With 1 (2) bytes before it, the first 2 (3) characters hold bits of those bytes; when the
+    // bytes do not end a 3-byte group, the last character holds bits of the next byte.
+    const start = [0, 2, 3][shift] ?? 0;
+    const end = (shift + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    if (end > start) cores.push(encoded.slice(start, end));
+  }
+  return cores;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+const SIGNATURES = (() => {
+  const cores = new Set<string>();
+  for (const prefix of PREFIXES) {
+    for (const core of base64Cores(Buffer.from(prefix))) {
+      cores.add(core);
+      cores.add(core.replace(/\+/g, "-").replace(/\//g, "_"));
+    }
+  }
+  return new RegExp([...cores].map(escapeRegExp).join("|"));
+})();
+
+/** Whether the text of a base64 run (at any of its four character offsets) holds a token. */
+function decodesToToken(run: string): boolean {
+  const compact = run.includes("\n") ? run.replace(/\r?\n/g, "") : run;
+  if (!SIGNATURES.test(compact)) return false;
+  for (let offset = 0; offset < 4; offset++) {
+    // Node's base64 decoder reads the URL-safe alphabet too and stops at padding.
+    const text = Buffer.from(compact.slice(offset), "base64").toString("latin1");
+    for (const match of text.matchAll(SHAPES)) if (plausible(match[0])) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `text` may hold the base64 of a token: it holds the base64 of a prefix, maybe cut by a
+ * line break of wrapped base64. One scan of the signatures (and one more without line breaks),
+ * far cheaper than looking for base64 runs.
+ */
+function mayHoldBase64Token(text: string): boolean {
+  if (SIGNATURES.test(text)) return true;
+  return hasWrappedBase64Line(text) && SIGNATURES.test(text.replace(/\r?\n/g, ""));
+}
+
+const WRAPPED_LINE = /[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?\r?\n/y;
+
+/**
+ * `text` with each block of wrapped base64 (see WRAPPED_BASE64) replaced by `***` when `holds`
+ * says its characters, line breaks removed, hold a secret: what a line break hides from a
+ * pattern. Costs one look per line when there is no such block.
+ */
+export function redactWrappedBase64(text: string, holds: (joined: string) => boolean): string {
+  if (!hasWrappedBase64Line(text)) return text;
+  return text.replace(WRAPPED_BASE64, (block) => (holds(block.replace(/\r?\n/g, "")) ? REDACTED : block));
+}
+
+/** Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is: one look per line. */
+function hasWrappedBase64Line(text: string): boolean {
+  let start = 0;
+  for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
+    const length = end - start - (text[end - 1] === "\r" ? 1 : 0);
+    if (length !== 64 && length !== 76) continue;
+    WRAPPED_LINE.lastIndex = start;
+    if (WRAPPED_LINE.test(text)) return true;
+  }
+  return false;
+}
+
+/** `text` with every token of a known shape, raw or inside base64, replaced by `***`. */
+export function redactTokenShapes(text: string): string {
+  if (text.length < MIN_TOKEN) return text;
+  const raw = text.replace(SHAPES, (token) => (plausible(token) ? REDACTED : token));
+  if (!mayHoldBase64Token(raw)) return raw;
+  return raw.replace(BASE64_RUN, (run) => (decodesToToken(run) ? REDACTED : run));
+}

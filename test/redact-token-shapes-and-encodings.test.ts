@@ -1,0 +1,104 @@
+/**
+ * The redactor's second net and its encodings: tokens of a known shape are redacted though nobody
+ * told the runner about them, raw, JSON-escaped, URL-encoded and inside base64 at any offset
+ * (wrapped or not); a known secret is found inside the base64 of a longer text too; text that only
+ * resembles a token is left alone.
+ */
+import { execFileSync } from "node:child_process";
+import { describe, expect, test } from "vitest";
+import { createRedactor } from "../src/output/redact.ts";
+
+// Built at run time so no token-shaped literal sits in the repository.
+const body36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+const TOKENS: Record<string, string> = {
+  "GitHub personal (classic)": `ghp_${body36}`,
+  "GitHub OAuth": `gho_${body36}`,
+  "GitHub installation": `ghs_${body36}`,
+  "GitHub user-to-server": `ghu_${body36}`,
+  "GitHub refresh": `ghr_${body36}`,
+  "GitHub fine-grained": `github_pat_11ABCDEFG0${body36}_${body36}`,
+  Anthropic: `sk-ant-api03-${body36}${body36}-AA`,
+  "OpenAI project": `sk-proj-${body36}_${body36}-${body36}`,
+  "OpenAI legacy": `sk-${body36}T3BlbkFJ${body36.slice(0, 12)}`,
+  "AWS access key id": "AKIAZ7Q3XK2M4P6R8T1V",
+  "AWS temporary key id": "ASIAZ7Q3XK2M4P6R8T1V",
+  "Slack bot": "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+  "Slack user": "xoxp-123456789012-1234567890123-1234567890123-0123456789abcdef0123456789abcdef",
+};
+
+const redact = createRedactor().redact;
+const base64 = (text: string) => Buffer.from(text).toString("base64");
+
+describe("tokens of a known shape, never seeded", () => {
+  test.for(Object.entries(TOKENS))("%s: raw, JSON-escaped, URL-encoded", ([, token]) => {
+    expect(redact(`export KEY=${token}\n`)).toBe("export KEY=***\n");
+    expect(redact(JSON.stringify({ content: `key "${token}"\n` }))).toBe('{"content":"key \\"***\\"\\n"}');
+    expect(redact(`https://x.example/?key=${encodeURIComponent(token)}&a=1`)).toBe(
+      "https://x.example/?key=***&a=1",
+    );
+  });
+
+  test.for(Object.entries(TOKENS))(
+    "%s: inside base64 at each offset, on one line and wrapped",
+    ([, token]) => {
+      for (const before of ["", "K=", "KEY=", "a longer line before it\nKEY="]) {
+        const text = `${before}${token}\nPATH=/usr/bin\n`;
+        const oneLine = base64(text);
+        expect(redact(`data ${oneLine} end`), before).toBe("data *** end");
+        // `base64` wraps at 76 characters, openssl and PEM at 64.
+        const wrapped = execFileSync("base64", { input: text, encoding: "utf8" });
+        expect(redact(`-----\n${wrapped}-----`)).toBe("-----\n***\n-----");
+        const pem = oneLine.replace(/(.{64})/g, "$1\n");
+        expect(redact(pem).includes(oneLine.slice(0, 64)), pem).toBe(false);
+      }
+    },
+  );
+
+  test("text that only resembles a token is left alone", () => {
+    const text = [
+      "task-runner-configuration-for-the-project and risk-assessment-for-the-whole-team",
+      "sk-learn-compatible-estimator-classes-here (no digit, no capital)",
+      "AWS's documented AKIAIOSFODNN7EXAMPLE id",
+      "ghp_tooShort0123 and a git sha 3f786850e387550fdab836ed7e6dc881de23001b",
+      "xoxb-short-1",
+      "src/components/WidgetState/useWidgetStateHook.tsx and node_modules/@typescript-eslint/parser",
+      base64("just ordinary words with nothing secret in them, long enough to be a run"),
+    ].join("\n");
+    expect(redact(text)).toBe(text);
+  });
+});
+
+describe("a known secret inside the base64 of a longer text", () => {
+  // Characters that JSON escapes and URL encoding changes, so each form differs from the raw one.
+  const SECRET = 'canary/+"\\%&=value-8d1f';
+  const redactor = createRedactor({ extra: [SECRET] });
+
+  test.for([0, 1, 2, 3, 4, 5])("at offset %i of the encoded text", (offset) => {
+    const text = `${"x".repeat(offset)}INPUT_GITHUB-TOKEN=${SECRET}\u0000OTHER=1`;
+    const encoded = base64(text);
+    const out = redactor.redact(`${encoded} ${Buffer.from(text).toString("base64url")}`);
+    expect(out).toContain("***");
+    // What is left around the cut decodes to no more than two bytes of the secret at either end.
+    const decoded = Buffer.from(out.split(" ")[0]?.replace("***", "") ?? "", "base64").toString("latin1");
+    expect(decoded).not.toContain(SECRET.slice(2, -2));
+    expect(out.split(" ")[1]).not.toBe(Buffer.from(text).toString("base64url"));
+  });
+
+  test("in base64 wrapped at 76 characters, wherever a line break cuts it", () => {
+    for (let offset = 0; offset < 80; offset += 7) {
+      const text = `${"y".repeat(offset)}=${SECRET}\n`.repeat(3);
+      const wrapped = execFileSync("base64", { input: text, encoding: "utf8" });
+      const out = redactor.redact(`env:\n${wrapped}end`);
+      const left = Buffer.from(out.replace(/^env:\n|end$/g, "").replace(/\*\*\*/g, ""), "base64").toString(
+        "latin1",
+      );
+      expect(left, `offset ${offset}`).not.toContain(SECRET.slice(2, -2));
+    }
+  });
+
+  test("raw, JSON-escaped and URL-encoded", () => {
+    expect(redactor.redact(`a ${SECRET} b`)).toBe("a *** b");
+    expect(redactor.redact(JSON.stringify({ v: SECRET }))).toBe('{"v":"***"}');
+    expect(redactor.redact(`?v=${encodeURIComponent(SECRET)}`)).toBe("?v=***");
+  });
+});
