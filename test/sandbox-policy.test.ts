@@ -58,15 +58,27 @@ describe("the bubblewrap command line", () => {
     const args = bubblewrapArgs(policy(), ["bash", "-c", "x"], "/home/u/ws").join(" ");
     expect(args).toBe(
       [
-        "--ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --tmpfs /home/u --tmpfs /run",
+        "--ro-bind / / --dev /dev --size 1073741824 --tmpfs /dev/shm --remount-ro /dev --proc /proc",
+        "--size 1073741824 --tmpfs /tmp --size 1073741824 --tmpfs /home/u --tmpfs /run",
         "--bind /home/u/ws /home/u/ws",
         "--ro-bind /home/u/ws/.git /home/u/ws/.git",
         "--bind /home/u/ws/.github /home/u/ws/.github --ro-bind /home/u/ws/.github/workflows /home/u/ws/.github/workflows",
         "--ro-bind /tmp/s/gitconfig-0 /home/u/ws/.git/config",
-        "--unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --clearenv",
+        "--remount-ro /run",
+        "--unshare-pid --unshare-ipc --unshare-uts --unshare-net --die-with-parent --new-session --cap-drop ALL --clearenv",
         "--setenv PATH /usr/bin --setenv HOME /home/u --chdir /home/u/ws -- bash -c x",
       ].join(" "),
     );
+  });
+
+  test("the writable tmpfs mounts get their sizes; a $HOME that is /tmp is one mount", () => {
+    const sized = policy({ tmpfsBytes: { tmp: 1000, devShm: 2000, home: 3000 } });
+    const args = bubblewrapArgs(sized, ["true"], "/home/u/ws").join(" ");
+    expect(args).toContain("--size 2000 --tmpfs /dev/shm --remount-ro /dev");
+    expect(args).toContain("--size 1000 --tmpfs /tmp --size 3000 --tmpfs /home/u --tmpfs /run");
+    const shared = bubblewrapArgs({ ...sized, home: "/tmp" }, ["true"], "/home/u/ws").join(" ");
+    expect(shared.match(/--tmpfs \/tmp/g)).toHaveLength(1);
+    expect(shared).not.toContain("--size 3000");
   });
 
   test("sandbox_network keeps the host's network and /run", () => {

@@ -105,6 +105,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     workspace: input.workspace,
     protectedGlobs: input.protectedGlobs,
     network: spec.sandboxNetwork,
+    tmpfsBytes: { tmp: spec.caps.tmpBytes, devShm: spec.caps.devShmBytes, home: spec.caps.homeBytes },
     env: input.env,
   });
   const passThrough = spec.tools.find((tool) => tool.name === "bash")?.options.env ?? [];

@@ -3,9 +3,12 @@
  * access, so the policy can be checked argument by argument; `prepareSandbox` gathers the facts.
  *
  * What the sandbox is, in mount order (later mounts cover earlier ones):
- * - the host's root read-only, a minimal `/dev`, a fresh `/proc` of a new PID namespace;
+ * - the host's root read-only, a minimal `/dev` (read-only but for its devices) with its own
+ *   `/dev/shm`, a fresh `/proc` of a new PID namespace;
  * - empty tmpfs on `/tmp`, `$HOME`, `/run` (unless the network is allowed: DNS lives there) and
  *   every `hide` folder, so other users' sockets, caches and the runner's temp files are gone;
+ *   `/tmp`, `/dev/shm` and `$HOME` are writable with a size each (`tmpfsBytes`), `/run` and the
+ *   `hide` folders are read-only once everything is mounted (they only hide);
  * - every `reveal` folder (the PATH's programs that lived under a hidden folder) bound back read-only;
  * - the workspace bound read-write;
  * - every `readOnly` path bound read-only over itself, each folder between the workspace and it
@@ -14,10 +17,15 @@
  * - every `masks` entry (a file) bound read-only over its target (e.g. a git config without
  *   credentials over `.git/config`, `/dev/null` over `$GITHUB_ENV`).
  * Plus: no network unless `network` (a new, empty network namespace), a new IPC namespace,
- * `--die-with-parent`, `--new-session` (no TIOCSTI into the runner's terminal) and `--clearenv`
- * with exactly `env` set.
+ * `--die-with-parent`, `--new-session` (no TIOCSTI into the runner's terminal), `--clearenv`
+ * with exactly `env` set, and `--cap-drop ALL`: bubblewrap run by root keeps every capability
+ * otherwise, and with CAP_SYS_ADMIN a command could remount the read-only root writable, grow the
+ * tmpfs sizes or leave the run's cgroup.
+ *
+ * Needs bubblewrap 0.5 or later (`--size`); detect.ts probes for it.
  */
 import path from "node:path";
+import { DEFAULT_CAPS } from "../system/caps.ts";
 
 /** Everything `bubblewrapArgs` needs; paths absolute. */
 export interface SandboxPolicy {
@@ -45,21 +53,41 @@ export interface SandboxPolicy {
   writable?: string[];
   /** Whether the network namespace is shared with the host. Default false. */
   network: boolean;
+  /**
+   * Sizes in bytes of the writable tmpfs mounts: `/tmp`, `/dev/shm` and `$HOME`
+   * (`caps.tmp_size`, `caps.dev_shm_size`, `caps.home_size`). Default: 1 GiB each.
+   */
+  tmpfsBytes?: TmpfsSizes;
   /** The complete environment of the sandboxed command. */
   env: Record<string, string>;
 }
 
+/** Sizes of the sandbox's writable tmpfs mounts, in bytes. */
+export interface TmpfsSizes {
+  tmp: number;
+  devShm: number;
+  home: number;
+}
+
 /** `bwrap` arguments (without the binary) that run `command` (argv) in `cwd` under `policy`. */
 export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: string): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  const hidden = [policy.home, ...policy.hide];
-  if (!policy.network) hidden.push("/run");
-  for (const dir of unique(hidden)) {
-    // A folder inside the workspace stays visible; one holding the workspace is hidden, then the
-    // workspace is bound back on top.
-    if (dir === "/" || isInside(dir, policy.workspace)) continue;
-    args.push("--tmpfs", dir);
-  }
+  const sizes = policy.tmpfsBytes ?? {
+    tmp: DEFAULT_CAPS.tmpBytes,
+    devShm: DEFAULT_CAPS.devShmBytes,
+    home: DEFAULT_CAPS.homeBytes,
+  };
+  const size = (bytes: number) => ["--size", String(Math.max(1, Math.floor(bytes)))];
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", ...size(sizes.devShm), "--tmpfs", "/dev/shm"];
+  // bwrap's /dev is a tmpfs without a size: read-only, only its device nodes and /dev/shm take writes.
+  args.push("--remount-ro", "/dev", "--proc", "/proc", ...size(sizes.tmp), "--tmpfs", "/tmp");
+  // A folder inside the workspace stays visible; one holding the workspace is hidden, then the
+  // workspace is bound back on top.
+  const hideable = (dir: string) => dir !== "/" && !isInside(dir, policy.workspace);
+  if (policy.home !== "/tmp" && hideable(policy.home)) args.push(...size(sizes.home), "--tmpfs", policy.home);
+  const readOnlyTmpfs = unique([...policy.hide, ...(policy.network ? [] : ["/run"])]).filter(
+    (dir) => dir !== "/tmp" && dir !== policy.home && hideable(dir),
+  );
+  for (const dir of readOnlyTmpfs) args.push("--tmpfs", dir);
   for (const dir of unique(policy.reveal ?? [])) {
     if (!isInside(dir, policy.workspace)) args.push("--ro-bind", dir, dir);
   }
@@ -80,10 +108,12 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
   }
   for (const dir of unique(policy.writable ?? [])) args.push("--bind", dir, dir);
   for (const mask of policy.masks) args.push("--ro-bind", mask.source, mask.target);
+  // Last, once the mount points inside them (reveals, the workspace) exist.
+  for (const dir of readOnlyTmpfs) args.push("--remount-ro", dir);
 
   args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!policy.network) args.push("--unshare-net");
-  args.push("--die-with-parent", "--new-session", "--clearenv");
+  args.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv");
   for (const [name, value] of Object.entries(policy.env)) args.push("--setenv", name, value);
   args.push("--chdir", cwd, "--", ...command);
   return args;

@@ -56,18 +56,22 @@ async function probe(wanted: string, env: Record<string, string | undefined>): P
   const result = await runProcess(
     bwrapPath,
     [
-      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/dev/shm"],
+      ...["--remount-ro", "/dev", "--proc", "/proc", "--size", "1048576", "--tmpfs", "/tmp"],
       ...["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"],
-      ...["--die-with-parent", "--new-session", "--clearenv", "--", "/bin/sh", "-c", "exit 0"],
+      ...["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"],
+      ...["--", "/bin/sh", "-c", "exit 0"],
     ],
     { cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false, timeoutMs: PROBE_TIMEOUT_MS },
   );
   if (result.exitCode === 0) return { available: true, bwrapPath };
   const stderr = result.stderr.trim().split("\n")[0] ?? "";
   const why = stderr || result.shortMessage || `exit code ${result.exitCode}`;
-  const hint = /permission|operation not permitted|uid map|namespace/i.test(why)
-    ? "; unprivileged user namespaces look disabled: on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or install an AppArmor profile for bwrap)"
-    : "";
+  const hint = /unknown option|unrecognized option/i.test(why)
+    ? "; the sandbox needs bubblewrap 0.5 or later (for --size): upgrade it"
+    : /permission|operation not permitted|uid map|namespace/i.test(why)
+      ? "; unprivileged user namespaces look disabled: on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or install an AppArmor profile for bwrap)"
+      : "";
   return { available: false, bwrapPath, reason: `bubblewrap cannot start a sandbox here: ${why}${hint}` };
 }
 

@@ -1,4 +1,10 @@
-export { bubblewrapArgs, type SandboxPolicy, sandboxedScript, shellQuote } from "./bubblewrap.ts";
+export {
+  bubblewrapArgs,
+  type SandboxPolicy,
+  sandboxedScript,
+  shellQuote,
+  type TmpfsSizes,
+} from "./bubblewrap.ts";
 export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
 export { SANDBOX_ENV_ALLOWLIST, sandboxEnv } from "./env-allowlist.ts";
 export { findGitCredentials, type ScrubbedGitConfig, scrubGitConfig } from "./git-credentials.ts";

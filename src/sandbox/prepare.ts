@@ -7,7 +7,13 @@
 import { mkdir, mkdtemp, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { bubblewrapArgs, isInside, type SandboxPolicy, sandboxedScript } from "./bubblewrap.ts";
+import {
+  bubblewrapArgs,
+  isInside,
+  type SandboxPolicy,
+  sandboxedScript,
+  type TmpfsSizes,
+} from "./bubblewrap.ts";
 import { sandboxEnv } from "./env-allowlist.ts";
 import { findGitCredentials } from "./git-credentials.ts";
 
@@ -28,6 +34,8 @@ export interface PrepareSandboxOptions {
   protectedGlobs: string[];
   /** Whether sandboxed commands may use the network. Default: false. */
   network?: boolean;
+  /** Sizes of `/tmp`, `/dev/shm` and `$HOME` in bytes. Default: 1 GiB each (see bubblewrap.ts). */
+  tmpfsBytes?: TmpfsSizes;
   /** The runner's environment (for HOME and the command files). */
   env: Record<string, string | undefined>;
 }
@@ -108,6 +116,7 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     home: sandboxHome,
     reveal: await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide]),
     network: options.network ?? false,
+    ...(options.tmpfsBytes && { tmpfsBytes: options.tmpfsBytes }),
   };
   const full = (commandEnv: Record<string, string>, passThrough?: readonly string[]): SandboxPolicy => ({
     ...policy,

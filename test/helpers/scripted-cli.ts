@@ -64,9 +64,16 @@ export async function runScriptedCli(
   };
 }
 
-/** The `tool_execution_end` events, in order. */
+/** The `tool_execution_end` events, in the order of the calls (turn, then position in it). */
 export function toolEnds(events: EventLine[]): EventLine[] {
-  return events.filter((event) => event.type === "tool_execution_end");
+  const order = (event: EventLine) => (event.toolCallId ?? "").split("_").slice(1).map(Number);
+  return events
+    .filter((event) => event.type === "tool_execution_end")
+    .sort((a, b) => {
+      const [ta = 0, ia = 0] = order(a);
+      const [tb = 0, ib = 0] = order(b);
+      return ta - tb || ia - ib;
+    });
 }
 
 /** The text of a tool result. */
