@@ -105,6 +105,15 @@ describe.each(formats)("$name", ({ model }) => {
     expect(r.message.errorMessage).not.toContain("<html");
   });
 
+  test("a spend limit reported inside the stream is not retried: kind spend", async () => {
+    const r = await run(model, [
+      { ...ok, streamError: { type: "insufficient_quota", message: "You exceeded your current quota." } },
+      ok,
+    ]);
+    expect(r.requests).toBe(1);
+    expect(r.message.error).toMatchObject({ kind: "spend", code: "insufficient_quota" });
+  });
+
   test("a connection reset mid-stream is retried as a whole request", async () => {
     const r = await run(model, [{ ...ok, cut: "text", cutBy: "reset" }, ok]);
     expect(r.requests).toBe(2);
@@ -156,4 +165,14 @@ describe.each(formats)("$name", ({ model }) => {
     expect(calls[0]).toMatchObject({ arguments: { path: "a.txt", content: "short" } });
     expect(calls[1]).toMatchObject({ arguments: {}, partialJson: '{"path":"b.txt","con' });
   });
+});
+
+test("openai-compatible: a server that ignores stream: true and answers one JSON document", async () => {
+  const model: Model = { provider: "openai-compatible", id: "qwen3:8b" };
+  const streamed = await run(model, [ok]);
+  const r = await run(model, [{ ...ok, jsonDocument: true }]);
+  expect(r.requests).toBe(1);
+  expect(r.message.stopReason).toBe("toolUse");
+  expect(parts(r.message)).toEqual(parts(streamed.message));
+  expect(r.message.usage.input).toBe(100);
 });

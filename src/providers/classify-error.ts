@@ -84,8 +84,10 @@ export function classifyError(provider: string, error: unknown): ClassifiedError
     return { info: info(kind, error.message), retry: true };
   }
   if (error instanceof InStreamError) {
+    const code = { code: error.errorType };
+    if (SPEND.test(error.message)) return { info: info("spend", error.message, code), retry: false };
     // An error event inside a 200 stream (overloaded, api_error, rate limit) is worth another request.
-    const transient = TRANSIENT_TYPE.test(error.errorType) && !SPEND.test(error.message);
+    const transient = TRANSIENT_TYPE.test(error.errorType);
     return {
       info: info(transient ? "transient" : "unknown", error.message, { code: error.errorType }),
       retry: transient,

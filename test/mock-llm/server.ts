@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropicFrames, chatFrames, type Frame, type ReplyContent, responsesFrames } from "./wire.ts";
+import {
+  anthropicFrames,
+  chatDocument,
+  chatFrames,
+  type Frame,
+  type ReplyContent,
+  responsesFrames,
+} from "./wire.ts";
 
 export type { MockToolCall, MockUsage, ReplyContent } from "./wire.ts";
 
@@ -33,6 +40,8 @@ export interface MockReply extends ReplyContent {
   invalidSse?: boolean;
   /** Interleave keep-alives between the frames: SSE comments, events without data, `event: ping`. */
   pings?: boolean;
+  /** Chat Completions: answer one JSON document instead of a stream (a server ignoring `stream: true`). */
+  jsonDocument?: boolean;
   /** Write the stream this many bytes at a time (`chunkDelayMs` apart, else one event-loop turn): a drip. */
   dripBytes?: number;
 }
@@ -178,6 +187,12 @@ async function serve(
   }
   if (reply.htmlStatus !== undefined) {
     res.writeHead(reply.htmlStatus, { "content-type": "text/html" }).end(HTML_PAGE(reply.htmlStatus));
+    return;
+  }
+  if (reply.jsonDocument && format === "chat") {
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify(chatDocument(reply, model, n)));
     return;
   }
   if (reply.status !== undefined && reply.status >= 400) {

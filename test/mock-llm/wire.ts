@@ -318,3 +318,37 @@ export function chatFrames(reply: ReplyContent, model: string, n: number): Frame
   frames.push({ data: "data: [DONE]\n\n" });
   return frames;
 }
+
+/** A Chat Completions answer that is not streamed: what a server that ignores `stream: true` sends. */
+export function chatDocument(reply: ReplyContent, model: string, n: number): Record<string, unknown> {
+  const u = reply.usage ?? {};
+  const calls = (reply.toolCalls ?? []).map((call, i) => ({
+    id: call.id ?? `call_mock_${n}_${i}`,
+    type: "function",
+    function: { name: call.name, arguments: argsOf(call, reply) },
+  }));
+  return {
+    id: `chatcmpl-mock-${n}`,
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: reply.text ?? null,
+          ...(calls.length > 0 && { tool_calls: calls }),
+        },
+        finish_reason: reply.stop === "length" ? "length" : calls.length > 0 ? "tool_calls" : "stop",
+      },
+    ],
+    ...(!reply.noUsage && {
+      usage: {
+        prompt_tokens: (u.input ?? 0) + (u.cacheRead ?? 0),
+        completion_tokens: u.output ?? 0,
+        total_tokens: (u.input ?? 0) + (u.cacheRead ?? 0) + (u.output ?? 0),
+      },
+    }),
+  };
+}
