@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   createProvider,
   createProviderRouter,
+  loadModelCatalog,
   ProviderConfigError,
   parseModelRef,
   priceFor,
@@ -115,7 +116,8 @@ describe("keys and base URLs", () => {
 });
 
 describe("priceFor", () => {
-  test("table, dated ids, overrides; openai-compatible and unknown models have no price", () => {
+  test("catalog, dated ids, overrides; openai-compatible and unknown models have no price", async () => {
+    await loadModelCatalog();
     expect(priceFor({ provider: "anthropic", id: "claude-sonnet-4-5" })).toEqual({
       input: 3,
       output: 15,

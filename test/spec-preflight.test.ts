@@ -35,7 +35,7 @@ describe("checkTask", () => {
   test("hook commands must exist and be executable; a guard that cannot block is a trap", async () => {
     const { errors, warnings } = await check(
       "hooks.yml",
-      `model: anthropic:claude-sonnet-4-5
+      `model: anthropic:claude-sonnet-5-5
 prompt: go
 tools: [read, bash: { timeout: 30s }]
 limits: { max_turns: 5 }
@@ -85,6 +85,7 @@ hooks:
     expect(errors).toBe("");
     expect(warnings).toBe(
       [
+        "traps.yml:1:8 model: the context window of openai-compatible:qwen3 is unknown: the conversation is compacted only when the provider answers that it is too long (expected model.context_window: the model's window in tokens)",
         "traps.yml:2:9 prompt: env.SECRET_TOKEN looks like a secret: the model, the transcript and the outputs will see its value",
         "traps.yml:5:5 tools[1]: bash has no timeout: commands get the tool's default, and the model may ask for longer (expected timeout: 120s (or what your commands need))",
         "traps.yml:7:35 tools[1].bash.deny[1]: deny 'curl *' is redundant: the allow list already refuses every command it matches (it only makes the refusal's reason clearer)",
@@ -97,7 +98,7 @@ hooks:
   test("a missing workspace is an error; no limits at all is a warning", async () => {
     const { errors, warnings } = await check(
       "bare.yml",
-      "model: anthropic:claude-sonnet-4-5\nprompt: go\nworkdir: nowhere\n",
+      "model: anthropic:claude-sonnet-5-5\nprompt: go\nworkdir: nowhere\n",
     );
     expect(errors).toBe(
       `bare.yml:3:10 workdir: workspace ${dir}/nowhere is not a directory (expected an existing directory)`,
@@ -113,7 +114,7 @@ describe("describeTask", () => {
     const { task } = await check(
       "lint.yml",
       `name: lint-fix
-model: anthropic:claude-sonnet-4-5
+model: anthropic:claude-sonnet-5-5
 prompt: |
   Fix every error that npm run lint reports.
   Keep changes small.
@@ -131,7 +132,7 @@ hooks:
       run: npx eslint --fix {{ tool.path }}
   prepare_next_turn:
     - when: { turn_gte: 8 }
-      model: anthropic:claude-haiku-4-5
+      model: anthropic:claude-haiku-5-5
   before_stop:
     - run: npm run lint
       max_attempts: 2
@@ -140,7 +141,8 @@ hooks:
     const text = describeTask(task).replaceAll(dir, "<dir>");
     expect(text).toMatchInlineSnapshot(`
       "task       lint-fix  (<dir>/lint.yml)
-      model      anthropic:claude-sonnet-4-5  ($3.00 in / $15.00 out per million tokens; cache read $0.30, write $3.75)
+      model      anthropic:claude-sonnet-5-5  ($2.00 in / $10.00 out per million tokens; cache read $0.20, write $2.50)
+      context    1,000,000 tokens
       thinking   off
       workspace  <dir>
       outputs    <dir>/.agent-run
@@ -154,7 +156,7 @@ hooks:
       hooks (in the order they run)
         before_tool_call[0]  edit on **/*.lock → block "generated"
         after_tool_call[0]   edit → run npx eslint --fix {{ tool.path }} (timeout 1m)
-        prepare_next_turn[0] from turn 8 → model anthropic:claude-haiku-4-5
+        prepare_next_turn[0] from turn 8 → model anthropic:claude-haiku-5-5
         before_stop[0]       run npm run lint (at most 2 attempts, timeout 1m)
       prompt     Fix every error that npm run lint reports.  (62 chars)"
     `);

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { AgentRunError } from "../core/errors.ts";
+import { EXAMPLE_MODEL, EXAMPLE_OPENAI_MODEL } from "../providers/model-ref.ts";
 import { parseDuration } from "../spec/duration.ts";
 
 export type CliCommand =
@@ -40,7 +41,7 @@ Usage:
   agent-run --help | --version
 
 Options:
-  --model P:ID        model to use, e.g. anthropic:claude-sonnet-4-5 (overrides the spec)
+  --model P:ID        model to use, e.g. ${EXAMPLE_MODEL} (overrides the spec)
   --prompt TEXT       the task's prompt (overrides the spec)
   --var K=V           set {{ vars.K }} (repeatable)
   --cwd DIR           workspace root (overrides the spec's workdir)
@@ -58,7 +59,7 @@ Exit codes:
 
 Examples:
   agent-run examples/lint-fix/task.yml --replay examples/lint-fix/session.yml
-  agent-run task.yml --model openai:gpt-5-mini --var extra="only src/" --max-cost 0.50
+  agent-run task.yml --model ${EXAMPLE_OPENAI_MODEL} --var extra="only src/" --max-cost 0.50
   agent-run validate task.yml
 `;
 

@@ -27,8 +27,10 @@ export interface Model {
   /** Name of the environment variable holding the API key. */
   apiKeyEnv?: string;
   maxOutputTokens?: number;
+  /** Tokens the model reads at most (prompt and output); overrides the model catalog. */
+  contextWindow?: number;
   temperature?: number;
-  /** Overrides the built-in price table; absent and unknown means cost is unknown (null), never 0. */
+  /** Overrides the model catalog (modelInfo); absent and unknown means cost is unknown (null), never 0. */
   pricing?: ModelPricing;
 }
 

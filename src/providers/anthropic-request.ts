@@ -9,6 +9,7 @@ import type {
 import type { StreamRequest } from "../core/provider.ts";
 import type { ImageContent, TextContent, ThinkingLevel } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
+import { SDK_MODELS, undated } from "./sdk-models.ts";
 
 /** Default `max_tokens` when the model sets no `maxOutputTokens`. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 16_384;
@@ -22,7 +23,7 @@ export const ANTHROPIC_THINKING_BUDGETS: Record<Exclude<ThinkingLevel, "off">, n
   xhigh: 32_000,
 };
 
-/** Effort per level, for models with adaptive thinking (Claude 4.6 and later). */
+/** Effort per level, for models with adaptive thinking. */
 const EFFORT: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high" | "xhigh"> = {
   minimal: "low",
   low: "low",
@@ -30,6 +31,15 @@ const EFFORT: Record<Exclude<ThinkingLevel, "off">, "low" | "medium" | "high" | 
   high: "high",
   xhigh: "xhigh",
 };
+
+/**
+ * Models that take adaptive thinking (`thinking: { type: "adaptive" }` with an effort) rather than
+ * a token budget: every Claude 4.6 and later (the 5 family refuses budgets), and whatever the SDK
+ * lists as warning against `type: "enabled"` (`claude-mythos-preview`, `claude-opus-4-6`).
+ */
+export function wantsAdaptiveThinking(id: string): boolean {
+  return ADAPTIVE.test(id) || (SDK_MODELS.anthropic.adaptiveThinking ?? []).includes(undated(id));
+}
 
 const ADAPTIVE = /claude-(opus|sonnet|haiku|fable|mythos)-(4-[6-9]|[5-9])/;
 const CACHE = { type: "ephemeral" } as const;
@@ -61,7 +71,7 @@ export function buildAnthropicParams(request: StreamRequest): MessageCreateParam
     params.system = [{ type: "text", text: request.systemPrompt, cache_control: CACHE }];
   if (tools.length > 0) params.tools = tools;
   if (thinkingLevel !== "off") {
-    if (ADAPTIVE.test(model.id)) {
+    if (wantsAdaptiveThinking(model.id)) {
       params.thinking = { type: "adaptive" };
       params.output_config = { effort: EFFORT[thinkingLevel] };
     } else {

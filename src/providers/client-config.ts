@@ -156,7 +156,11 @@ export function runnerOptions(
 ): RunnerOptions {
   return {
     provider: request.model.provider,
-    pricing: priceFor(request.model),
+    // Read when the response is priced, once the model catalog (loading since the provider was
+    // created) is in.
+    get pricing() {
+      return priceFor(request.model);
+    },
     maxRetries: settings.maxRetries,
     idleTimeoutMs: settings.idleTimeoutMs,
     retryDelayMs: settings.retryDelayMs,

@@ -14,7 +14,22 @@ export {
   resolveClientSettings,
 } from "./client-config.ts";
 export { ProviderConfigError, type ProviderConfigErrorCode } from "./errors.ts";
-export { KNOWN_PROVIDERS, type ModelRefObject, modelLabel, parseModelRef, toPricing } from "./model-ref.ts";
+export {
+  knownModelIds,
+  loadModelCatalog,
+  type ModelDeprecation,
+  type ModelInfo,
+  modelInfo,
+} from "./model-catalog.ts";
+export {
+  EXAMPLE_MODEL,
+  EXAMPLE_OPENAI_MODEL,
+  KNOWN_PROVIDERS,
+  type ModelRefObject,
+  modelLabel,
+  parseModelRef,
+  toPricing,
+} from "./model-ref.ts";
 export { createOpenAIProvider } from "./openai.ts";
 export { buildChatBody } from "./openai-chat.ts";
 export { buildResponsesBody, OPENAI_REASONING_EFFORT } from "./openai-responses.ts";

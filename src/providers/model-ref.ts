@@ -9,6 +9,14 @@ export const KNOWN_PROVIDERS: readonly KnownProvider[] = [
   "replay",
 ];
 
+/**
+ * The model the README, `--help`, the examples and error messages show: a current one, never one
+ * the SDK marks deprecated (test/examples-use-current-models.test.ts checks every one of them).
+ */
+export const EXAMPLE_MODEL = "anthropic:claude-sonnet-5-5";
+/** The OpenAI model shown beside it. */
+export const EXAMPLE_OPENAI_MODEL = "openai:gpt-6-luna";
+
 /** The task spec's object form of a model (snake_case, as written in YAML). */
 export interface ModelRefObject {
   provider: string;
@@ -20,6 +28,7 @@ export interface ModelRefObject {
   /** Accepted for the spec's sake; the thinking level travels on each request, not on the model. */
   thinking?: string;
   max_output_tokens?: number;
+  context_window?: number;
   temperature?: number;
   pricing?: { input: number; output: number; cache_read?: number; cache_write?: number };
 }
@@ -34,7 +43,7 @@ export function parseModelRef(ref: string | ModelRefObject): Model {
   const colon = ref.indexOf(":");
   if (colon <= 0 || colon === ref.length - 1) {
     throw new ProviderConfigError("bad_model_ref", `invalid model "${ref}": expected "provider:id"`, {
-      detail: `e.g. "anthropic:claude-sonnet-4-5", "openai:gpt-5-mini", "openai-compatible:qwen3:8b"`,
+      detail: `e.g. "${EXAMPLE_MODEL}", "${EXAMPLE_OPENAI_MODEL}", "openai-compatible:qwen3:8b"`,
     });
   }
   const provider = ref.slice(0, colon).trim();
@@ -53,6 +62,7 @@ function fromObject(ref: ModelRefObject): Model {
   if (ref.base_url !== undefined) model.baseUrl = ref.base_url;
   if (ref.api_key_env !== undefined) model.apiKeyEnv = ref.api_key_env;
   if (ref.max_output_tokens !== undefined) model.maxOutputTokens = ref.max_output_tokens;
+  if (ref.context_window !== undefined) model.contextWindow = ref.context_window;
   if (ref.temperature !== undefined) model.temperature = ref.temperature;
   if (ref.pricing) model.pricing = toPricing(ref.pricing);
   return model;

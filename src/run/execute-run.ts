@@ -81,7 +81,8 @@ function createAgent(ctx: RunContext): Agent {
     execution: spec.execution,
     startedAt: new Date(ctx.started).toISOString(),
   });
-  for (const note of sandbox.notes) emit({ type: "warning", message: note });
+  // The sandbox's notes and the model's (deprecated, a cost limit that cannot be enforced).
+  for (const note of ctx.notes) emit({ type: "warning", message: note });
 
   const hooks = createHooks(task, {
     workspace,

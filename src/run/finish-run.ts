@@ -4,6 +4,7 @@ import { errorText } from "../core/errors.ts";
 import type { WorkspaceDiff } from "../output/index.ts";
 import { diffWorkspace, disposeSnapshot, redactFilesIn, writeOutputs } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
+import { unknownCostNote } from "../spec/model-checks.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude } from "./conclude.ts";
 import type { RunContext } from "./run-context.ts";
@@ -51,6 +52,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   // agent did, and must not be published or applied.
   const patchHadSecret = diff.patch !== "" && redactor.redact(diff.patch) !== diff.patch;
   const notes = [...ctx.notes];
+  if (ctx.collector.usage.costUnknown) notes.push(unknownCostNote(spec));
   if (patchHadSecret) {
     notes.push(
       "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",

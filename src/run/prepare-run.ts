@@ -4,8 +4,14 @@ import { errorText } from "../core/errors.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { createEventsWriter, createRedactor, OUTPUT_FILES } from "../output/index.ts";
-import { createProviderRouter, createRecorder, loadReplayFile } from "../providers/index.ts";
+import {
+  createProviderRouter,
+  createRecorder,
+  loadModelCatalog,
+  loadReplayFile,
+} from "../providers/index.ts";
 import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
+import { modelRunNotes } from "../spec/model-checks.ts";
 import { protectedPaths } from "./build-tools.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
@@ -25,6 +31,8 @@ import { RunSetupError } from "./types.ts";
 export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const env = options.env ?? process.env;
   const started = Date.now();
+  // The model catalog (prices, context windows) loads while the run is set up; awaited below.
+  const catalog = loadModelCatalog();
   const task = await loadTaskFor(options, env);
   const spec = task.spec;
 
@@ -128,6 +136,12 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     crash: undefined,
     notes: sandbox.notes,
   };
+  await catalog;
+  // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
+  if (!options.replay) {
+    const maxCostUsd = options.maxCostUsd ?? spec.limits.maxCostUsd;
+    ctx.notes.push(...modelRunNotes(spec, maxCostUsd !== undefined ? { maxCostUsd } : {}));
+  }
   return ctx;
 }
 

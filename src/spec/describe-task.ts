@@ -1,13 +1,13 @@
 import path from "node:path";
 import type { Model, ModelPricing } from "../core/types.ts";
-import { priceFor } from "../providers/pricing.ts";
+import { modelInfo } from "../providers/model-catalog.ts";
 import { formatBytes } from "../system/caps.ts";
 import { formatDuration } from "./duration.ts";
 import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
 
 /**
- * The effective configuration of a task, as `agent-run validate` prints it: model and its price,
- * workspace and output dir, each tool with its policy, limits, and the hooks in the order they run.
+ * The effective configuration of a task, as `agent-run validate` prints it: model, its price and
+ * context window (from the catalog once `loadModelCatalog()` has resolved), workspace and output dir, each tool with its policy, limits, and the hooks in the order they run.
  * Plain text, no color, one fact per line. `workspace` overrides the spec's workdir (`--cwd`).
  */
 export function describeTask(task: LoadedTask, options: { workspace?: string } = {}): string {
@@ -17,7 +17,9 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
   const row = (label: string, value: string) => lines.push(`${label.padEnd(10)} ${value}`);
 
   row("task", `${task.name}${task.file ? `  (${task.file})` : ""}`);
-  row("model", `${modelLabel(spec.model)}  ${priceText(priceFor(spec.model))}`);
+  const info = modelInfo(spec.model);
+  row("model", `${modelLabel(spec.model)}  ${priceText(info.pricing)}`);
+  row("context", contextText(info.contextWindow, info.maxOutputTokens));
   row("thinking", spec.thinking ?? "off");
   row("workspace", `${workspace}${spec.workdir === "." ? "" : `  (workdir ${spec.workdir})`}`);
   row("outputs", path.resolve(workspace, spec.outputs.dir));
@@ -79,6 +81,13 @@ function priceText(pricing: ModelPricing | undefined): string {
   if (!pricing) return "(price unknown: cost will be reported as unknown)";
   const usd = (n: number) => `$${n.toFixed(2)}`;
   return `(${usd(pricing.input)} in / ${usd(pricing.output)} out per million tokens; cache read ${usd(pricing.cacheRead)}, write ${usd(pricing.cacheWrite)})`;
+}
+
+function contextText(window: number | undefined, maxOutput: number | undefined): string {
+  if (window === undefined)
+    return "unknown (compacted only when the provider says the conversation is too long)";
+  const tokens = (n: number) => n.toLocaleString("en-US");
+  return `${tokens(window)} tokens${maxOutput !== undefined ? `, at most ${tokens(maxOutput)} out` : ""}`;
 }
 
 function limitsText(task: LoadedTask): string {

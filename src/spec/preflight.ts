@@ -5,6 +5,7 @@ import { LineCounter, parseDocument } from "yaml";
 import { priceFor } from "../providers/pricing.ts";
 import { isSecretName } from "../system/env.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
+import { checkModels } from "./model-checks.ts";
 import { positionAt, type SourceMap } from "./positions.ts";
 import type { CommandTemplate, LoadedTask } from "./types.ts";
 
@@ -22,6 +23,8 @@ export interface CheckTaskOptions {
   workspace?: string;
   /** Where bare hook commands are looked up (PATH). Default: process.env. */
   env?: NodeJS.ProcessEnv;
+  /** Today, for deprecation dates. Default: the current time. */
+  now?: Date;
 }
 
 /**
@@ -30,8 +33,9 @@ export interface CheckTaskOptions {
  * executable. Warnings (traps that still run): a bare hook command not on PATH; a
  * before_tool_call script that can never block (no `exit 2`, no `"block"`); bash without a
  * timeout; a deny pattern an allow list makes unreachable; a hook rule matching only tools that
- * are not enabled; a secret-looking env var templated into the prompt; max_cost_usd with a model
- * of unknown price; no limit at all. Never throws for a problem it finds.
+ * are not enabled; a secret-looking env var templated into the prompt; a deprecated or unknown
+ * model, one of unknown price or context window (model-checks.ts); max_cost_usd with a model of
+ * unknown price; no limit at all. Never throws for a problem it finds.
  */
 export async function checkTask(
   task: LoadedTask,
@@ -155,6 +159,7 @@ export async function checkTask(
     }
   }
 
+  warnings.push(...(await checkModels(spec, at, options.now ? { now: options.now } : {})));
   if (spec.limits.maxCostUsd !== undefined && !priceFor(spec.model)) {
     warnings.push({
       ...at(["limits", "max_cost_usd"]),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { THINKING_LEVELS, type ThinkingLevel } from "../core/types.ts";
+import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 
 /**
  * The task spec as written in YAML (DESIGN §3). This one zod schema gives the raw TypeScript
@@ -32,12 +33,9 @@ const nonEmpty = z.string().min(1);
 const glob = nonEmpty.describe("A glob (picomatch syntax).");
 const thinking = z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]);
 
-/** `provider:id`, e.g. `anthropic:claude-sonnet-4-5`. */
+/** `provider:id`, e.g. `anthropic:claude-sonnet-5-5`. */
 export const MODEL_REF_PATTERN = /^[a-z][a-z0-9-]*:\S+$/;
-const modelRef = z
-  .string()
-  .regex(MODEL_REF_PATTERN)
-  .describe('"provider:id", e.g. "anthropic:claude-sonnet-4-5"');
+const modelRef = z.string().regex(MODEL_REF_PATTERN).describe(`"provider:id", e.g. "${EXAMPLE_MODEL}"`);
 
 const pricing = z
   .strictObject({
@@ -58,6 +56,11 @@ const modelObject = z.strictObject({
     .optional(),
   thinking: thinking.optional(),
   max_output_tokens: z.int().positive().optional(),
+  context_window: z
+    .int()
+    .positive()
+    .optional()
+    .describe("Tokens the model reads at most; overrides the model catalog (docs/providers.md)."),
   temperature: z.number().min(0).max(2).optional(),
   pricing: pricing.optional(),
   api: z.enum(["responses", "chat"]).optional(),

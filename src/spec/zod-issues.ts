@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 import { suggestDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
 import { positionAt, type SourceMap } from "./positions.ts";
@@ -126,7 +127,7 @@ function collect(
         out.push({
           ...at(path),
           message: `bad model reference ${describeShort(value)}`,
-          expected: '"provider:id", e.g. "anthropic:claude-sonnet-4-5"',
+          expected: `"provider:id", e.g. "${EXAMPLE_MODEL}"`,
           ...(suggestion && { suggestion: `'${suggestion}'` }),
         });
       } else if (issue.format === "url") {
