@@ -80,14 +80,14 @@ while (true) {
   const body =
     wire === "anthropic"
       ? {
-          model: "claude-sonnet-4-5",
+          model: "claude-sonnet-5-5",
           max_tokens: 8192,
           stream: true,
           messages,
           tools: TOOLS.map((name) => ({ name, description: name, input_schema: schema })),
         }
       : {
-          model: "gpt-5-mini",
+          model: "gpt-5.4-mini",
           stream: true,
           input: messages,
           tools: TOOLS.map((name) => ({ type: "function", name, description: name, parameters: schema })),

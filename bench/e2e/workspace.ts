@@ -8,8 +8,8 @@ export type Wire = "anthropic" | "openai";
 
 export const MODEL: Record<Wire, string> = {
   // Not a deprecated model: the SDK would print a deprecation warning on every request.
-  anthropic: "anthropic:claude-sonnet-4-6",
-  openai: "openai:gpt-5-mini",
+  anthropic: "anthropic:claude-sonnet-5-5",
+  openai: "openai:gpt-5.4-mini",
 };
 
 const created: string[] = [];
