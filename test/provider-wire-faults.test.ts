@@ -176,3 +176,12 @@ test("openai-compatible: a server that ignores stream: true and answers one JSON
   expect(parts(r.message)).toEqual(parts(streamed.message));
   expect(r.message.usage.input).toBe(100);
 });
+
+test("openai Responses: a response cut by a content filter is an error, none of its tool calls run", async () => {
+  const model: Model = { provider: "openai", id: "gpt-5-mini" };
+  const r = await run(model, [{ ...ok, incompleteReason: "content_filter" }]);
+  expect(r.requests).toBe(1);
+  expect(r.message.stopReason).toBe("error");
+  expect(r.message.error).toMatchObject({ kind: "unknown", code: "content_filter" });
+  expect(r.message.usage.input).toBe(100);
+});

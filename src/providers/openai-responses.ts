@@ -127,8 +127,12 @@ export async function* responsesAttempt(
       const response = obj(event.response) ?? {};
       readUsage(builder, response);
       if (str(response.id)) builder.message.responseId = str(response.id);
-      const reason = str(obj(response.incomplete_details)?.reason);
-      return type === "response.incomplete" && reason === "max_output_tokens" ? "length" : "stop";
+      if (type === "response.completed") return "stop";
+      // Cut off: by the output-token limit (the core then runs none of its tool calls), or by a
+      // content filter, which ends the turn as an error as on Chat Completions.
+      const reason = str(obj(response.incomplete_details)?.reason) ?? "incomplete";
+      if (reason === "max_output_tokens") return "length";
+      throw new InStreamError(reason, "the response is incomplete");
     }
     if (type === "response.failed" || type === "error") {
       const error = obj(obj(event.response)?.error) ?? obj(event.error) ?? event;

@@ -35,6 +35,8 @@ export interface ReplyContent {
   noUsage?: boolean;
   /** Send an empty delta before each real one (text, tool arguments), as some servers do. */
   emptyDeltas?: boolean;
+  /** Responses: end with `response.incomplete` for this reason (e.g. "content_filter"). */
+  incompleteReason?: string;
   /** Send only this many characters of the last tool call's arguments: a call the output-token limit cut (pair with `stop: "length"`). */
   truncateLastCall?: number;
   /** Chat Completions: send each tool call's name and arguments in a single chunk. */
@@ -242,12 +244,12 @@ export function responsesFrames(reply: ReplyContent, model: string, n: number, e
     total_tokens: (u.input ?? 0) + (u.cacheRead ?? 0) + (u.output ?? 0),
   };
   const usageField = reply.noUsage ? {} : { usage };
-  if (reply.stop === "length") {
+  if (reply.stop === "length" || reply.incompleteReason !== undefined) {
     push("response.incomplete", {
       response: {
         ...base,
         status: "incomplete",
-        incomplete_details: { reason: "max_output_tokens" },
+        incomplete_details: { reason: reply.incompleteReason ?? "max_output_tokens" },
         ...usageField,
       },
     });
