@@ -153,6 +153,7 @@ function buildTool(
         spillDir: path.join(outDir, TOOL_OUTPUT_DIR),
         ...(o.allow && { allow: o.allow }),
         ...(o.deny && { deny: o.deny }),
+        protectedPaths: protectedPaths(task, workspace, outDir, task.spec.protect),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
         ...(o.env && { passThroughEnv: o.env }),
         ...(options.bashPrepare && { prepare: options.bashPrepare }),

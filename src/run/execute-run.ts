@@ -6,7 +6,7 @@ import { snapshotWorkspace } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
 import { formatDuration } from "../spec/index.ts";
 import { createOutputGuard } from "../tools/index.ts";
-import { buildTools } from "./build-tools.ts";
+import { buildTools, protectedPaths } from "./build-tools.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import type { RunContext } from "./run-context.ts";
@@ -96,6 +96,7 @@ function createAgent(ctx: RunContext): Agent {
   const beforeToolCall = withCommandPolicy(
     spec.tools,
     withGitDirGuard(workspace, sandbox.gitSecrets.length > 0, hooks.beforeToolCall),
+    { workspace, protectedPaths: protectedPaths(task, workspace, ctx.outputs.dir, spec.protect) },
   );
   return new Agent({
     stream: ctx.stream,

@@ -11,8 +11,8 @@ import {
   type TruncationResult,
 } from "../system/truncate.ts";
 import { type CapturedStop, runCaptured } from "./bash-capture.ts";
-import { checkCommand } from "./command-policy.ts";
 import { createOutputGuard, type OutputGuard } from "./output-guard.ts";
+import { checkCommand } from "./policy/index.ts";
 import { createWorkspace } from "./workspace-path.ts";
 
 /** Default bash timeout: 120000 ms. */
@@ -57,10 +57,15 @@ export interface BashToolOptions {
    * shorten it. Default: 120000.
    */
   timeoutMs?: number;
-  /** Command patterns; if present, only matching commands run (see command-policy.ts). */
+  /** Command patterns; if present, only matching commands run (see policy/judge.ts). */
   allow?: string[];
   /** Command patterns that never run. */
   deny?: string[];
+  /**
+   * Globs (relative to `cwd`) that, under an allow or deny list, no redirection or writing program
+   * (`> f`, `tee f`, `eslint --fix f`) may write. Default: none.
+   */
+  protectedPaths?: string[];
   /** Default: 2000. */
   maxLines?: number;
   /** Default: 51200. */
@@ -155,7 +160,10 @@ export function createBashTool(
     description: `Run a bash command in the workspace root. Output (stdout and stderr together) is cut to ${maxLines} lines or ${formatSize(maxBytes)}, keeping the start and the end; the full output is then saved to a file. Timeout ${Math.round((options.timeoutMs ?? DEFAULT_BASH_TIMEOUT_MS) / 1000)} s (a call's \`timeout\` can only shorten it).${allowNote}`,
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate, context): Promise<AgentToolResult<BashToolDetails>> {
-      const verdict = await checkCommand(params.command, policy);
+      const verdict = await checkCommand(params.command, policy, {
+        workspace: workspace.root,
+        ...(options.protectedPaths && { protectedPaths: options.protectedPaths }),
+      });
       if (!verdict.allowed) throw new Error(`Command refused by the bash policy: ${verdict.reason}`);
 
       const scrubbed =

@@ -41,7 +41,6 @@ export {
   createBashTool,
   DEFAULT_BASH_TIMEOUT_MS,
 } from "./bash.ts";
-export { type CommandPolicy, type CommandVerdict, checkCommand, globMatch } from "./command-policy.ts";
 export {
   createEditTool,
   type EditItem,
@@ -81,6 +80,13 @@ export {
   type OutputGuardOptions,
   type OutputStop,
 } from "./output-guard.ts";
+export {
+  type CommandPolicy,
+  type CommandVerdict,
+  checkCommand,
+  globMatch,
+  type PolicyContext,
+} from "./policy/index.ts";
 export {
   createReadTool,
   type ReadFileHandle,
