@@ -329,20 +329,47 @@ describe("unsandboxed fallbacks", () => {
     expect(existsSync(path.join(dir, ".git/hooks/x"))).toBe(false);
   }, 60_000);
 
-  test("a task with neither bash nor command hooks probes nothing and notes nothing", async () => {
+  test("file tools only, auto, no bubblewrap: they run race-safe in the runner, even for an untrusted trigger, noting nothing", async () => {
     const dir = await workspace();
-    const { result } = await runScripted(
+    const { result, events } = await runScripted(
       dir,
       "model: anthropic:claude-sonnet-4-5\nprompt: x\ntools: [read]\n",
-      [done],
-      {
-        env: NO_BWRAP,
-        trusted: false,
-      },
+      [{ tool_calls: [{ name: "read", arguments: { path: "a.txt" } }] }, done],
+      { env: NO_BWRAP, trusted: false },
     );
     expect(result.sandbox).toBe("none");
+    expect(toolOutputs(events)[0]).toBe("1\ta");
     expect(result.summaryMarkdown).not.toContain("#### Notes");
   }, 60_000);
+
+  test("file tools only, required, no bubblewrap: refuses to start (required means the sandbox)", async () => {
+    const dir = await workspace();
+    const error = await runScripted(
+      dir,
+      "model: anthropic:claude-sonnet-4-5\nprompt: x\ntools: [read, write]\nsandbox: required\n",
+      [done],
+      { env: NO_BWRAP },
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunSetupError);
+    expect((error as RunSetupError).message).toContain("sandbox: required");
+    expect(existsSync(path.join(dir, ".agent-run"))).toBe(false);
+  }, 60_000);
+
+  test.skipIf(NO_SANDBOX)(
+    "file tools only, auto, bubblewrap present: they run in the sandbox",
+    async () => {
+      const dir = await workspace();
+      const { result, events } = await runScripted(
+        dir,
+        "model: anthropic:claude-sonnet-4-5\nprompt: x\ntools: [read, write]\n",
+        [{ tool_calls: [{ name: "write", arguments: { path: "b.txt", content: "b\n" } }] }, done],
+      );
+      expect(result.sandbox).toBe("sandboxed");
+      expect(toolOutputs(events)[0]).toContain("Wrote 2 bytes to b.txt");
+      expect(result.changedFiles).toEqual(["b.txt"]);
+    },
+    60_000,
+  );
 });
 
 describe("secrets in the patch", () => {

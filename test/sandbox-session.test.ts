@@ -176,7 +176,7 @@ describe.skipIf(NO_SANDBOX)("one sandbox session per run for bash", () => {
     expect(after.text).toContain("no-session-tmp");
     expect(after.text).toContain("host-hidden");
     expect(after.text).toContain("2");
-    expect(sandbox.notes.join("\n")).toMatch(/sandbox session for bash stopped/);
+    expect(sandbox.notes.join("\n")).toMatch(/sandbox session for bash and the file tools stopped/);
     // The log hears of it when it happens, not only the summary at the end.
     expect(warnings).toEqual(sandbox.notes);
   }, 30_000);

@@ -30,16 +30,19 @@ describe("write", () => {
     expect(await readFile(join(root, ".github/workflows/ci.yml"), "utf8")).toBe("on: push\n");
   });
 
-  test("uses injected operations", async () => {
+  test("uses injected operations: the path as looked up, written without following symlinks", async () => {
     const root = await makeWorkspace();
     const writes: string[] = [];
     const tool = createWriteTool(root, {
       operations: {
-        writeFile: async (path, content) => void writes.push(`${path}=${content}`),
-        mkdir: async () => {},
+        lookup: async (path) => ({ path: `real/${path}`, kind: "missing", size: 0, links: 0 }),
+        writeFile: async (path, parts, options) => {
+          writes.push(`${path}=${parts.join("")} follow=${options?.follow}`);
+          return { created: true, path };
+        },
       },
     });
-    await run(tool, { path: "f.txt", content: "c" });
-    expect(writes).toEqual([`${join(root, "f.txt")}=c`]);
+    await run(tool, { path: "./f.txt", content: "c" });
+    expect(writes).toEqual(["real/f.txt=c follow=false"]);
   });
 });

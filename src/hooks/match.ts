@@ -1,7 +1,6 @@
-import { realpathSync } from "node:fs";
-import path from "node:path";
 import picomatch from "picomatch";
 import type { HookMatch } from "../spec/types.ts";
+import { locateToolPath } from "../tools/workspace-path.ts";
 
 /**
  * Whether a rule's `match` selects a tool call. Every given field must hold; no `match` selects
@@ -34,9 +33,9 @@ export function matchesCall(
 
 /**
  * The call's `path` argument relative to the workspace, normalised as the tools normalise it
- * (src/tools/workspace-path.ts): a leading `@` dropped, resolved against the workspace, an absolute
- * path through the workspace's real location mapped back into it; `/` separators, "." for the
- * workspace itself. Undefined if absent. Symlinks are not followed here (see `callPaths`).
+ * (`resolveToolPath`, src/tools/workspace-path.ts): a leading `@` dropped, resolved against the
+ * workspace, an absolute path through the workspace's real location mapped back into it; `/`
+ * separators, "." for the workspace itself. Undefined if absent. Symlinks are not followed here (see `callPaths`).
  */
 export function callPath(args: unknown, workspace: string): string | undefined {
   return callPaths(args, workspace)?.[0];
@@ -44,62 +43,17 @@ export function callPath(args: unknown, workspace: string): string | undefined {
 
 /**
  * The workspace-relative forms a rule's `path` glob is matched against: first the path as named
- * (`callPath`), then, when it differs, where it really is with every symlink followed (the realpath
- * of the target, or of its nearest existing parent for a file not created yet), relative to the
- * workspace's real location. A path outside the workspace, or through a symlink leading out, has
- * only its lexical form (`../x`), which a glob inside the workspace never matches; the tools refuse
- * such paths anyway. Undefined without a `path` argument.
+ * (`callPath`), then, when it differs, where it really is with every symlink followed, as the
+ * tools' own lookup finds it (`locateToolPath`; for a file not created yet, where it would be). A
+ * path outside the workspace, or through a symlink leading out or dangling, has only its lexical
+ * form (`../x`), which a glob inside the workspace never matches; the tools refuse such paths
+ * anyway. Undefined without a `path` argument.
  */
 export function callPaths(args: unknown, workspace: string): string[] | undefined {
   const raw = stringArg(args, "path");
   if (raw === undefined || raw === "") return undefined;
-  // Models sometimes prefix paths with "@" (mention syntax); the tools drop it, so do we.
-  const cleaned = raw.startsWith("@") ? raw.slice(1) : raw;
-  const root = path.resolve(workspace);
-  const rootReal = realOrSelf(root);
-  let absolute = path.resolve(root, cleaned);
-  if (!isInside(root, absolute) && isInside(rootReal, absolute)) {
-    absolute = path.join(root, path.relative(rootReal, absolute));
-  }
-  const lexical = toPosix(path.relative(root, absolute)) || ".";
-  if (!isInside(root, absolute)) return [lexical];
-  const real = realLocation(absolute);
-  if (!isInside(rootReal, real)) return [lexical];
-  const realRelative = toPosix(path.relative(rootReal, real)) || ".";
-  return realRelative === lexical ? [lexical] : [lexical, realRelative];
-}
-
-/** Where `absolute` really is: the realpath of it, or of its nearest existing parent joined with the rest. */
-function realLocation(absolute: string): string {
-  const rest: string[] = [];
-  let current = absolute;
-  for (;;) {
-    try {
-      return path.join(realpathSync(current), ...rest);
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return absolute;
-      rest.unshift(path.basename(current));
-      current = parent;
-    }
-  }
-}
-
-function realOrSelf(target: string): string {
-  try {
-    return realpathSync(target);
-  } catch {
-    return target;
-  }
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === "" || (!rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel));
-}
-
-function toPosix(p: string): string {
-  return path.sep === "/" ? p : p.split(path.sep).join("/");
+  const { relative, real } = locateToolPath(workspace, raw);
+  return real === undefined || real === relative ? [relative] : [relative, real];
 }
 
 /** A string argument of a call, or undefined. */

@@ -12,6 +12,7 @@ import {
   createLsTool,
   createReadTool,
   createWriteTool,
+  type FileOperations,
   type OutputGuard,
 } from "../tools/index.ts";
 
@@ -114,6 +115,11 @@ export interface BuildToolsOptions {
   bashPrepare?: BashPrepare & { run?: BashOperations["run"] };
   /** Bounds the bash tool's saved outputs (`caps.command_output`, `caps.saved_outputs`): the run's. */
   outputGuard?: OutputGuard;
+  /**
+   * The file tools' operations (the run's sandbox session, see sandbox-setup.ts). Default: each
+   * tool's own, race-safe in the runner's process.
+   */
+  fileOperations?: FileOperations;
 }
 
 /** The spec's tools, confined to the workspace, with their options applied. */
@@ -141,6 +147,7 @@ function buildTool(
     ...(o.maxOutputLines !== undefined && { maxLines: o.maxOutputLines }),
     ...(o.maxOutputBytes !== undefined && { maxBytes: o.maxOutputBytes }),
   };
+  const files = options.fileOperations && { operations: options.fileOperations };
   switch (spec.name) {
     case "bash":
       return createBashTool(workspace, {
@@ -161,21 +168,23 @@ function buildTool(
         ...(options.outputGuard && { outputGuard: options.outputGuard }),
       });
     case "read":
-      return createReadTool(workspace, bounds);
+      return createReadTool(workspace, { ...bounds, ...files });
     case "write":
       return createWriteTool(workspace, {
         protectedPaths: protectedPaths(task, workspace, outDir, extra),
+        ...files,
       });
     case "edit":
       return createEditTool(workspace, {
         protectedPaths: protectedPaths(task, workspace, outDir, extra),
+        ...files,
       });
     case "grep":
-      return createGrepTool(workspace, bounds);
+      return createGrepTool(workspace, { ...bounds, ...files });
     case "find":
-      return createFindTool(workspace, bounds);
+      return createFindTool(workspace, { ...bounds, ...files });
     case "ls":
-      return createLsTool(workspace, bounds);
+      return createLsTool(workspace, { ...bounds, ...files });
   }
 }
 

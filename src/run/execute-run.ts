@@ -69,6 +69,7 @@ function createAgent(ctx: RunContext): Agent {
   const specTools = buildTools(task, workspace, ctx.outputs.dir, ctx.commandEnv, {
     ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
     outputGuard,
+    ...(sandbox.fileOperations && { fileOperations: sandbox.fileOperations }),
   });
   const tools = [...specTools, ...ctx.runnerTools];
   emit({
@@ -95,7 +96,12 @@ function createAgent(ctx: RunContext): Agent {
   });
   const beforeToolCall = withCommandPolicy(
     spec.tools,
-    withGitDirGuard(workspace, sandbox.gitSecrets.length > 0, hooks.beforeToolCall),
+    // In the sandbox the git config is a copy without credentials; the guard is for file tools outside it.
+    withGitDirGuard(
+      workspace,
+      sandbox.gitSecrets.length > 0 && !sandbox.fileOperations,
+      hooks.beforeToolCall,
+    ),
     { workspace, protectedPaths: protectedPaths(task, workspace, ctx.outputs.dir, spec.protect) },
   );
   return new Agent({

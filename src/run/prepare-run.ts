@@ -12,7 +12,7 @@ import {
 } from "../providers/index.ts";
 import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { modelRunNotes } from "../spec/model-checks.ts";
-import { protectedPaths } from "./build-tools.ts";
+import { protectedPaths, TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
 import { RecordCollector } from "./record.ts";
@@ -64,6 +64,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     spec,
     workspace,
     protectedGlobs: protectedPaths(task, workspace, outDir, spec.protect),
+    toolOutputDir: path.join(outDir, TOOL_OUTPUT_DIR),
     env,
     trusted: options.trusted ?? true,
     // The run's events start after the set-up; until then there is nothing to tell.

@@ -1,14 +1,18 @@
 /**
- * Decides, once per run, where bash and command hooks run: inside bubblewrap, or (only when the
- * spec and the trigger allow it) without a sandbox, and says why in notes for the summary.
+ * Decides, once per run, where the model's tools act: bash, command hooks and the file tools
+ * inside bubblewrap (one session, see sandbox/session.ts), or (only when the spec and the trigger
+ * allow it) without a sandbox, and says why in notes for the summary.
  *
  * - `required`: bubblewrap must start, else `RunSetupError("sandbox_unavailable")` (exit 2,
  *   nothing run, nothing written: like a missing API key, it is the job's set-up that is wrong,
- *   and retrying on the same runner would fail the same way).
+ *   and retrying on the same runner would fail the same way). Also for a task with file tools only.
  * - `auto`: sandboxed when bubblewrap starts; otherwise unsandboxed for a trusted trigger (with a
- *   warning and a note), and the same `RunSetupError` for an untrusted one.
- * - `off`: never sandboxed; noted in the summary.
- * A task without bash and without command hooks runs no command, so nothing is probed.
+ *   warning and a note), and the same `RunSetupError` for an untrusted one. A task with file tools
+ *   but no bash and no command hooks runs them in the runner's process then, for any trigger,
+ *   without a note: they are race-safe there (confined-fs.ts), and a race needs a process the
+ *   model controls, which such a task never has.
+ * - `off`: never sandboxed; noted in the summary when commands run.
+ * A task with neither file tools nor commands has nothing to sandbox: nothing is probed.
  */
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
@@ -21,17 +25,25 @@ import {
   sandboxEnv,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
-import type { BashOperations, BashPrepare } from "../tools/index.ts";
+import type { BashOperations, BashPrepare, FileOperations } from "../tools/index.ts";
 import { runProcess } from "../tools/index.ts";
 import { RunSetupError } from "./types.ts";
 
+/** The tools that work on files. */
+const FILE_TOOLS = new Set(["read", "write", "edit", "ls", "find", "grep"]);
+
 export interface RunSandbox {
-  /** "sandboxed": in bubblewrap; "unsandboxed": commands run plainly; "none": the task runs no command. */
+  /**
+   * "sandboxed": in bubblewrap; "unsandboxed": commands run plainly; "none": the task runs no
+   * command (its file tools, if any, run race-safe in the runner's process).
+   */
   state: "sandboxed" | "unsandboxed" | "none";
   /** Lines for the summary's notes (why commands ran unsandboxed). */
   notes: string[];
   bashPrepare?: SandboxedBashPrepare;
   wrapHookCommand?: CommandWrapper;
+  /** The file tools' operations inside the session; undefined: they run in the runner's process. */
+  fileOperations?: FileOperations;
   /** Credential values found in the workspace's git config (for the redactor). */
   gitSecrets: string[];
   dispose(): Promise<void>;
@@ -49,6 +61,11 @@ export interface SetupSandboxInput {
   workspace: string;
   /** Protected globs of the run (see `protectedPaths`). */
   protectedGlobs: string[];
+  /**
+   * The bash tool's `<outDir>/tool-output`, bound read-write in the session. Default: the folder
+   * of the first command's output file.
+   */
+  toolOutputDir?: string;
   env: NodeJS.ProcessEnv;
   /** Whether the trigger is trusted (see RunTaskOptions.trusted). */
   trusted: boolean;
@@ -69,9 +86,11 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
       (rule) => rule.run !== undefined,
     );
-  if (!runsCommands) return none;
+  const usesFiles = spec.tools.some((tool) => FILE_TOOLS.has(tool.name));
+  if (!runsCommands && !usesFiles) return none;
 
   if (spec.sandbox === "off") {
+    if (!runsCommands) return none;
     return {
       ...none,
       state: "unsandboxed",
@@ -87,6 +106,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
         `the task requires a sandbox (sandbox: required), but ${why}`,
       );
     }
+    if (!runsCommands) return none;
     if (!input.trusted) {
       throw new RunSetupError(
         "sandbox_unavailable",
@@ -110,14 +130,16 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   });
   const passThrough = spec.tools.find((tool) => tool.name === "bash")?.options.env ?? [];
   const notes: string[] = [];
-  // One bwrap for the run's bash commands (see sandbox/session.ts); if it cannot start or dies,
-  // each command gets its own bwrap again, as `prepare` wrote it: never an unsandboxed one.
+  // One bwrap for the run's bash commands and file tools (see sandbox/session.ts); if it cannot
+  // start or dies, each command gets its own bwrap again, as `prepare` wrote it, and the file
+  // tools a spare session: never no sandbox.
   const session = createSandboxSession({
     policy: prepared.policy,
     serverEnv: sandboxEnv(input.env, { home: prepared.policy.home }),
     fallback: runProcess,
+    ...(input.toolOutputDir !== undefined && { toolOutputDir: input.toolOutputDir }),
     onDown: (reason) => {
-      const note = `the sandbox session for bash stopped (${reason}); later bash commands ran in a sandbox of their own each.`;
+      const note = `the sandbox session for bash and the file tools stopped (${reason}); later bash commands ran in a sandbox of their own each, file tools in a spare session.`;
       notes.push(note);
       input.onWarning?.(note);
     },
@@ -135,6 +157,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     gitSecrets: prepared.gitSecrets,
     bashPrepare,
     wrapHookCommand: (command) => prepared.wrapCommand(command),
+    ...(usesFiles && { fileOperations: session.fileOperations(input.workspace) }),
     dispose: async () => {
       await session.dispose();
       await prepared.dispose();

@@ -87,7 +87,7 @@ export interface RunResult {
    * longer applies as the agent meant it, and it must not be published or applied.
    */
   patchHadSecret: boolean;
-  /** Where bash and command hooks ran (see `setupSandbox`). */
+  /** Where the model's tools acted: in bubblewrap, commands unsandboxed, or no command at all (see `setupSandbox`). */
   sandbox: "sandboxed" | "unsandboxed" | "none";
 }
 

@@ -1,91 +1,249 @@
 /**
- * The exec server of a sandbox session: a small CommonJS program run as `node -e <source>` inside
- * the run's one long-lived bubblewrap, by the runner's own Node binary (so no file of it needs to
- * be visible inside, and no shell quoting is involved). Node rather than a bash loop: JSON lines,
- * process groups and exit statuses are one call each, with no parsing of our own.
+ * The exec server of a sandbox session: a small program run as `node -e <source>` inside the run's
+ * one long-lived bubblewrap, by the runner's own Node binary (so no file of it needs to be visible
+ * inside, and no shell quoting is involved). It starts the bash tool's commands and does the file
+ * tools' work (confined-fs.ts), so both act with the sandbox's mounts, namespaces and /proc.
  *
- * Protocol: JSON lines over its stdin (requests) and stdout (replies). It says
+ * Protocol: frames (frames.ts) over its stdin (requests) and stdout (replies). It says
  * `{"event":"ready"}` once. Requests:
- * - `{"op":"start","id","script","cwd","env","output","graceMs"}`: opens `output` for appending
- *   (then makes it read-only, see bash-output-file.ts), runs `bash -c script` in `cwd` with exactly
- *   `env`, stdin /dev/null, stdout and stderr that file, in its own session and process group;
- *   replies `{"id","event":"started","pid"}`, then `{"id","event":"finished","code","signal"}`
- *   (`{"id","event":"finished","error"}` when it could not start).
- * - `{"op":"kill","id","graceMs"}`: SIGTERM to the command's process group, SIGKILL after `graceMs`.
+ * - `{op:"start",id,script,cwd,env,output,graceMs}`: opens `output` for appending (then makes it
+ *   read-only, see bash-output-file.ts), runs `bash -c script` in `cwd` with exactly `env`, stdin
+ *   /dev/null, stdout and stderr that file, in its own session and process group; replies
+ *   `{id,event:"started",pid}`, then `{id,event:"finished",code,signal}` (`{…,error}` when it could
+ *   not start).
+ * - `{op:"kill",id,graceMs}`: SIGTERM to the command's process group, SIGKILL after `graceMs`.
+ * - `{op:"fs",id,root,call,…}`: one file operation below `root` (lookup, open, read, replace,
+ *   close, write, list, readFiles; see session-files.ts), content as the payload either way
+ *   (a handle's `replace` in pieces: `truncate` on the first, each at its `position`);
+ *   replies `{id,event:"fs",ok:true,result}` or `{id,event:"fs",ok:false,code,message}`.
  * When a command's leader exits, the rest of its group gets the same treatment. When its stdin
  * ends, it SIGKILLs every group it started and exits; bubblewrap then tears the PID namespace down
  * with whatever is left (`setsid` children included).
+ *
+ * SERIALISED: `execServer` runs from its source text, with its dependencies passed in the same way
+ * (see `EXEC_SERVER_SOURCE`): its body uses nothing but its parameter and globals.
  */
-export const EXEC_SERVER_SOURCE = String.raw`"use strict";
-const { spawn } = require("node:child_process");
-const fs = require("node:fs");
-const live = new Map();
-const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
-const signalGroup = (pid, signal) => {
-  try { process.kill(-pid, signal); return true; } catch { return false; }
-};
-const killGroup = (entry, graceMs) => {
-  if (!signalGroup(entry.pid, "SIGTERM")) return;
-  if (entry.timer) return;
-  entry.timer = setTimeout(() => signalGroup(entry.pid, "SIGKILL"), graceMs);
-};
-const start = (m) => {
-  let fd;
-  try {
-    fd = fs.openSync(m.output, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW);
-  } catch (error) {
-    send({ id: m.id, event: "finished", error: "cannot open the output file: " + error.message });
-    return;
+import type * as NodeChildProcess from "node:child_process";
+import type * as NodeFs from "node:fs";
+import { createConfinedFs } from "../tools/confined-fs.ts";
+import { createConfinedWalk } from "../tools/confined-walk.ts";
+import { looksBinary } from "../tools/file-kind.ts";
+import { createFrameReader, encodeFrame } from "./frames.ts";
+
+export interface ExecServerDeps {
+  fs: typeof NodeFs;
+  childProcess: typeof NodeChildProcess;
+  createConfinedFs: typeof createConfinedFs;
+  createConfinedWalk: typeof createConfinedWalk;
+  looksBinary: typeof looksBinary;
+  createFrameReader: typeof createFrameReader;
+  encodeFrame: typeof encodeFrame;
+}
+
+/** The largest payload either side sends in one frame: 64 MiB. */
+export const MAX_FRAME_DATA_BYTES = 64 * 1024 * 1024;
+
+/** The server's main function (see the module comment). */
+export function execServer(deps: ExecServerDeps): void {
+  const { fs, childProcess } = deps;
+  const MAX_DATA = 64 * 1024 * 1024;
+  const MAX_READ = 16 * 1024 * 1024;
+  interface Live {
+    pid: number;
+    timer: ReturnType<typeof setTimeout> | undefined;
+    graceMs: number;
   }
-  try { fs.fchmodSync(fd, 0o400); } catch {}
-  let child;
-  try {
-    child = spawn("bash", ["-c", m.script], { cwd: m.cwd, env: m.env, stdio: ["ignore", fd, fd], detached: true });
-  } catch (error) {
+  type Message = Record<string, unknown>;
+  const live = new Map<number, Live>();
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+
+  const writeAll = (bytes: Buffer) => {
+    for (let offset = 0; offset < bytes.length; ) {
+      try {
+        offset += fs.writeSync(1, bytes, offset, bytes.length - offset);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+        Atomics.wait(pause, 0, 0, 1);
+      }
+    }
+  };
+  const send = (header: Message, data?: Uint8Array) => {
+    for (const part of deps.encodeFrame(header, data)) writeAll(part);
+  };
+
+  const signalGroup = (pid: number, signal: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const killGroup = (entry: Live, graceMs: number) => {
+    if (!signalGroup(entry.pid, "SIGTERM") || entry.timer) return;
+    entry.timer = setTimeout(() => signalGroup(entry.pid, "SIGKILL"), graceMs);
+  };
+
+  const start = (m: Message) => {
+    const id = m.id as number;
+    let fd: number;
+    try {
+      fd = fs.openSync(
+        m.output as string,
+        fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
+      );
+    } catch (error) {
+      send({ id, event: "finished", error: `cannot open the output file: ${(error as Error).message}` });
+      return;
+    }
+    try {
+      fs.fchmodSync(fd, 0o400);
+    } catch {}
+    let child: NodeChildProcess.ChildProcess;
+    try {
+      child = childProcess.spawn("bash", ["-c", m.script as string], {
+        cwd: m.cwd as string,
+        env: m.env as Record<string, string>,
+        stdio: ["ignore", fd, fd],
+        detached: true,
+      });
+    } catch (error) {
+      fs.closeSync(fd);
+      send({ id, event: "finished", error: String((error as Error)?.message) });
+      return;
+    }
     fs.closeSync(fd);
-    send({ id: m.id, event: "finished", error: String(error && error.message) });
-    return;
-  }
-  fs.closeSync(fd);
-  const entry = { pid: child.pid, timer: undefined, graceMs: m.graceMs };
-  let done = false;
-  child.once("error", (error) => {
-    if (done) return;
-    done = true;
-    live.delete(m.id);
-    send({ id: m.id, event: "finished", error: error.message });
-  });
-  if (child.pid === undefined) return;
-  live.set(m.id, entry);
-  send({ id: m.id, event: "started", pid: child.pid });
-  child.once("exit", (code, signal) => {
-    if (done) return;
-    done = true;
-    killGroup(entry, entry.graceMs);
-    live.delete(m.id);
-    send({ id: m.id, event: "finished", code, signal });
-  });
-};
-let buffered = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffered += chunk;
-  let end;
-  while ((end = buffered.indexOf("\n")) !== -1) {
-    const line = buffered.slice(0, end);
-    buffered = buffered.slice(end + 1);
-    let m;
-    try { m = JSON.parse(line); } catch { continue; }
+    let done = false;
+    child.once("error", (error) => {
+      if (done) return;
+      done = true;
+      live.delete(id);
+      send({ id, event: "finished", error: error.message });
+    });
+    if (child.pid === undefined) return;
+    const entry: Live = { pid: child.pid, timer: undefined, graceMs: m.graceMs as number };
+    live.set(id, entry);
+    send({ id, event: "started", pid: child.pid });
+    child.once("exit", (code, signal) => {
+      if (done) return;
+      done = true;
+      killGroup(entry, entry.graceMs);
+      live.delete(id);
+      send({ id, event: "finished", code, signal });
+    });
+  };
+
+  const roots = new Map<string, ReturnType<ExecServerDeps["createConfinedFs"]>>();
+  const handles = new Set<number>();
+  const fileOp = (m: Message, data: Buffer): { result: unknown; data?: Uint8Array } => {
+    const root = m.root as string;
+    let confined = roots.get(root);
+    if (!confined) {
+      confined = deps.createConfinedFs(
+        { fs, createConfinedWalk: deps.createConfinedWalk, looksBinary: deps.looksBinary },
+        root,
+      );
+      roots.set(root, confined);
+    }
+    const handle = m.handle as number;
+    if (m.call === "read" || m.call === "replace" || m.call === "close") {
+      if (!handles.has(handle)) throw Object.assign(new Error("no such handle"), { code: "io" });
+    }
+    switch (m.call) {
+      case "lookup":
+        return { result: confined.lookup(m.path as string) };
+      case "open": {
+        const opened = confined.open(m.path as string, m.mode as "read" | "edit", m.follow as boolean);
+        handles.add(opened.fd);
+        return { result: { handle: opened.fd, info: opened.info } };
+      }
+      case "read": {
+        const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(MAX_READ, m.length as number)));
+        const n = confined.read(handle, buffer, 0, buffer.length, m.position as number);
+        return { result: { bytes: n }, data: buffer.subarray(0, n) };
+      }
+      case "replace": {
+        // In pieces: the first truncates; each writes its payload at `position`.
+        if (m.truncate === true) fs.ftruncateSync(handle, 0);
+        for (let offset = 0; offset < data.length; ) {
+          offset += fs.writeSync(handle, data, offset, data.length - offset, (m.position as number) + offset);
+        }
+        return { result: {} };
+      }
+      case "close":
+        handles.delete(handle);
+        confined.close(handle);
+        return { result: {} };
+      case "write":
+        return { result: confined.writeFile(m.path as string, [data], m.follow as boolean) };
+      case "list":
+        return { result: confined.list(m.paths as string[], m.follow as boolean) };
+      case "readFiles": {
+        const options = m.options as { maxFileBytes: number; skipBinary: boolean; budgetBytes: number };
+        const reads = confined.readFiles(m.paths as string[], m.follow as boolean, {
+          ...options,
+          maxFileBytes: Math.min(options.maxFileBytes, MAX_DATA),
+          budgetBytes: Math.min(options.budgetBytes, MAX_DATA / 2),
+        });
+        const parts: Buffer[] = [];
+        let total = 0;
+        const result = reads.map((read) => {
+          if (read.kind !== "content") return read;
+          // A file that would push the payload past the frame limit waits for the next request.
+          if (total > 0 && total + read.data.length > MAX_DATA) return { kind: "deferred" };
+          parts.push(read.data);
+          total += read.data.length;
+          return { kind: "content", length: read.data.length };
+        });
+        return { result, data: Buffer.concat(parts, total) };
+      }
+      default:
+        throw Object.assign(new Error(`unknown file operation ${String(m.call)}`), { code: "io" });
+    }
+  };
+
+  const onFrame = (header: unknown, data: Buffer) => {
+    const m = header as Message;
     if (m.op === "start") start(m);
     else if (m.op === "kill") {
-      const entry = live.get(m.id);
-      if (entry) killGroup(entry, m.graceMs);
+      const entry = live.get(m.id as number);
+      if (entry) killGroup(entry, m.graceMs as number);
+    } else if (m.op === "fs") {
+      let reply: { result: unknown; data?: Uint8Array };
+      try {
+        reply = fileOp(m, data);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        send({
+          id: m.id,
+          event: "fs",
+          ok: false,
+          code: typeof code === "string" ? code : "io",
+          message: error instanceof Error ? error.message : String(error),
+        });
+        return;
+      }
+      send({ id: m.id, event: "fs", ok: true, result: reply.result }, reply.data);
     }
-  }
-});
-process.stdin.on("end", () => {
-  for (const entry of live.values()) signalGroup(entry.pid, "SIGKILL");
-  process.exit(0);
-});
-send({ event: "ready" });
-`;
+  };
+
+  const read = deps.createFrameReader(onFrame, { maxHeaderBytes: 16 * 1024 * 1024, maxDataBytes: MAX_DATA });
+  process.stdin.on("data", (chunk: Buffer) => {
+    try {
+      read(chunk);
+    } catch {
+      process.exit(3);
+    }
+  });
+  process.stdin.on("end", () => {
+    for (const entry of live.values()) signalGroup(entry.pid, "SIGKILL");
+    process.exit(0);
+  });
+  send({ event: "ready" });
+}
+
+/**
+ * `node -e` source of the server: `execServer` called with Node's modules and the other functions
+ * it needs, each as its own source text. Starts with "use strict" (tests find the server by it).
+ */
+export const EXEC_SERVER_SOURCE = `"use strict";(${String(execServer)})({fs:require("node:fs"),childProcess:require("node:child_process"),createConfinedFs:${String(createConfinedFs)},createConfinedWalk:${String(createConfinedWalk)},looksBinary:${String(looksBinary)},createFrameReader:${String(createFrameReader)},encodeFrame:${String(encodeFrame)}});`;

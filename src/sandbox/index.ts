@@ -7,6 +7,7 @@ export {
 } from "./bubblewrap.ts";
 export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
 export { SANDBOX_ENV_ALLOWLIST, sandboxEnv } from "./env-allowlist.ts";
+export { createFrameReader, encodeFrame, type FrameLimits } from "./frames.ts";
 export { findGitCredentials, type ScrubbedGitConfig, scrubGitConfig } from "./git-credentials.ts";
 export {
   literalPrefix,
@@ -23,3 +24,4 @@ export {
   SESSION_START_TIMEOUT_MS,
   type SessionCommand,
 } from "./session.ts";
+export { createSessionFileOperations, type SessionRequest } from "./session-files.ts";

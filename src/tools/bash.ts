@@ -1,4 +1,5 @@
 import { tmpdir } from "node:os";
+import { resolve } from "node:path";
 import { z } from "zod";
 import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts";
 import { DEFAULT_CAPS, formatBytes, formatBytesApprox } from "../system/caps.ts";
@@ -11,9 +12,9 @@ import {
   type TruncationResult,
 } from "../system/truncate.ts";
 import { type CapturedStop, runCaptured } from "./bash-capture.ts";
+import type { ToolOperations } from "./operations.ts";
 import { createOutputGuard, type OutputGuard } from "./output-guard.ts";
 import { checkCommand } from "./policy/index.ts";
-import { createWorkspace } from "./workspace-path.ts";
 
 /** Default bash timeout: 120000 ms. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
@@ -41,12 +42,6 @@ export type BashPrepare = (
   execution: BashExecution,
   ctx: BashPrepareContext,
 ) => BashExecution | Promise<BashExecution>;
-
-/** Process execution of the bash tool, swappable in tests. */
-export interface BashOperations {
-  /** Must honour `outputFile` (the child's stdout and stderr), which the bash tool always sets unless no file could be created. */
-  run: typeof runProcess;
-}
 
 export interface BashToolOptions {
   /** Prepended to every command on its own line, e.g. "set -euo pipefail". */
@@ -91,7 +86,8 @@ export interface BashToolOptions {
   maxSavedOutputBytes?: number;
   /** Milliseconds between SIGTERM and SIGKILL on timeout or abort. Default: 2000. */
   killGraceMs?: number;
-  operations?: Partial<BashOperations>;
+  /** Where the command runs (`run`). Default: runProcess in the runner's process. */
+  operations?: Partial<ToolOperations>;
 }
 
 export const bashParameters = z.strictObject({
@@ -138,7 +134,7 @@ export function createBashTool(
   cwd: string,
   options: BashToolOptions = {},
 ): AgentTool<BashToolInput, BashToolDetails> {
-  const workspace = createWorkspace(cwd);
+  const root = resolve(cwd);
   const run = options.operations?.run ?? runProcess;
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -161,7 +157,7 @@ export function createBashTool(
     parameters: bashParameters,
     async execute(toolCallId, params, signal, onUpdate, context): Promise<AgentToolResult<BashToolDetails>> {
       const verdict = await checkCommand(params.command, policy, {
-        workspace: workspace.root,
+        workspace: root,
         ...(options.protectedPaths && { protectedPaths: options.protectedPaths }),
       });
       if (!verdict.allowed) throw new Error(`Command refused by the bash policy: ${verdict.reason}`);
@@ -172,7 +168,7 @@ export function createBashTool(
           : scrubEnv(options.env ?? process.env, { passThrough: options.passThroughEnv ?? [] });
       let execution: BashExecution = {
         command: options.commandPrefix ? `${options.commandPrefix}\n${params.command}` : params.command,
-        cwd: workspace.root,
+        cwd: root,
         env: scrubbed.env,
       };
       if (options.prepare) execution = await options.prepare(execution, { toolCallId, signal, context });

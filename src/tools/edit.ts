@@ -1,24 +1,19 @@
-import { open, readFile } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
 import { truncateHead } from "../system/truncate.ts";
 import { exactBytesEdit } from "./edit-bytes.ts";
 import { diffEdit, type EditDiff } from "./edit-diff.ts";
 import { findMatches, lineOf, nearestCandidates } from "./edit-match.ts";
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { FileHandle, ToolOperations } from "./operations.ts";
 import { createProtectedPathCheck } from "./protected-paths.ts";
-import { createWorkspace } from "./workspace-path.ts";
-
-/** File access of the edit tool, swappable in tests. */
-export interface EditOperations {
-  readFile(path: string): Promise<Buffer>;
-  /** Writes the parts in order as the whole new file (strings as UTF-8). */
-  writeFile(path: string, parts: (string | Uint8Array)[]): Promise<void>;
-}
+import { insideToolPath } from "./workspace-path.ts";
 
 export interface EditToolOptions {
   /** Globs relative to the root (e.g. `.github/workflows/**`) that edit refuses. */
   protectedPaths?: string[];
-  operations?: Partial<EditOperations>;
+  /** Where the file work happens (`lookup`, `open`). Default: the runner's process (createLocalOperations). */
+  operations?: Partial<ToolOperations>;
 }
 
 const editItem = z.strictObject({
@@ -51,33 +46,20 @@ export interface EditToolDetails {
   fuzzyEdits: number[];
 }
 
-const WRITE_SLICE_CHARS = 1024 * 1024;
+/** Bytes read per call while loading the file: 4 MiB. */
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
-const defaultOperations: EditOperations = {
-  readFile: (path) => readFile(path),
-  writeFile: async (path, parts) => {
-    const handle = await open(path, "w");
-    try {
-      for (const part of parts) {
-        if (typeof part !== "string") {
-          await handle.write(part);
-          continue;
-        }
-        // Slice by slice: encoding a big string in one go would hold a second full copy as a Buffer.
-        let start = 0;
-        while (start < part.length) {
-          let end = Math.min(part.length, start + WRITE_SLICE_CHARS);
-          // Never split a surrogate pair between two slices.
-          if (end < part.length && (part.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-          await handle.write(part.slice(start, end), null, "utf8");
-          start = end;
-        }
-      }
-    } finally {
-      await handle.close();
-    }
-  },
-};
+/** The whole content of an open file. */
+async function readAll(handle: FileHandle): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(handle.info.size);
+  let filled = 0;
+  while (filled < data.length) {
+    const n = await handle.read(data, filled, Math.min(READ_CHUNK_BYTES, data.length - filled), filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return filled === data.length ? data : data.subarray(0, filled);
+}
 
 /** Accepts the single-edit form `{ path, oldText, newText }` that models often send. */
 function prepareEditArguments(args: unknown): unknown {
@@ -91,14 +73,17 @@ function prepareEditArguments(args: unknown): unknown {
 /**
  * The edit tool: replaces exact text (each edit must match once, or use replaceAll), falling back
  * to a whitespace- and quote-tolerant match; all edits are applied or none. CRLF line endings and
- * a UTF-8 BOM are preserved.
+ * a UTF-8 BOM are preserved. The file is read and rewritten through one descriptor, opened at the
+ * real location the protected globs were checked on (no symlink followed), so what is rewritten is
+ * what was read.
  */
 export function createEditTool(
   cwd: string,
   options: EditToolOptions = {},
 ): AgentTool<EditToolInput, EditToolDetails> {
-  const workspace = createWorkspace(cwd);
-  const operations: EditOperations = { ...defaultOperations, ...options.operations };
+  const local = createLocalFileOperations(cwd);
+  const lookup = options.operations?.lookup ?? local.lookup;
+  const open = options.operations?.open ?? local.open;
   const protectedBy = createProtectedPathCheck(options.protectedPaths);
 
   return {
@@ -109,13 +94,15 @@ export function createEditTool(
     parameters: editParameters,
     prepareArguments: prepareEditArguments,
     async execute(_id, params) {
-      const target = await workspace.resolve(params.path);
+      const relative = insideToolPath(cwd, params.path);
+      const info = await lookup(relative);
+      const target = { relative, realRelative: info.path };
       const pattern = protectedBy(target);
       if (pattern !== undefined) {
-        throw new Error(`"${target.relative}" is protected (matches "${pattern}"); it cannot be edited.`);
+        throw new Error(`"${relative}" is protected (matches "${pattern}"); it cannot be edited.`);
       }
-      if (!target.stats) throw new Error(`"${target.relative}" does not exist; use write to create it.`);
-      if (target.stats?.isDirectory()) throw new Error(`"${target.relative}" is a folder; give a file path.`);
+      if (info.kind === "missing") throw new Error(`"${relative}" does not exist; use write to create it.`);
+      if (info.kind === "dir") throw new Error(`"${relative}" is a folder; give a file path.`);
       for (const [index, edit] of params.edits.entries()) {
         const label = params.edits.length > 1 ? `Edit ${index + 1} of ${params.edits.length}` : "The edit";
         if (edit.oldText.length === 0) {
@@ -124,21 +111,26 @@ export function createEditTool(
         if (edit.oldText === edit.newText)
           throw new Error(`${label}: oldText and newText are the same; nothing to change.`);
       }
-      const bytes = await operations.readFile(target.real);
-      const fast = params.edits.length === 1 ? exactBytesEdit(bytes, params.edits[0]!) : undefined;
+      const handle = await open(info.path, "edit", { follow: false });
       let replacements: number;
       const fuzzyEdits: number[] = [];
       let changes: EditDiff;
-      if (fast) {
-        await operations.writeFile(target.real, fast.parts);
-        replacements = fast.replacements;
-        changes = diffEdit(target.relative, fast.before, fast.after, fast.lineOffset);
-      } else {
-        const applied = applyAsText(bytes.toString("utf8"), params.edits, target.relative);
-        await operations.writeFile(target.real, [applied.restored]);
-        replacements = applied.replacements;
-        fuzzyEdits.push(...applied.fuzzyEdits);
-        changes = diffEdit(target.relative, applied.original, applied.content);
+      try {
+        const bytes = await readAll(handle);
+        const fast = params.edits.length === 1 ? exactBytesEdit(bytes, params.edits[0]!) : undefined;
+        if (fast) {
+          await handle.replace(fast.parts);
+          replacements = fast.replacements;
+          changes = diffEdit(target.relative, fast.before, fast.after, fast.lineOffset);
+        } else {
+          const applied = applyAsText(bytes.toString("utf8"), params.edits, target.relative);
+          await handle.replace([applied.restored]);
+          replacements = applied.replacements;
+          fuzzyEdits.push(...applied.fuzzyEdits);
+          changes = diffEdit(target.relative, applied.original, applied.content);
+        }
+      } finally {
+        await handle.close();
       }
       const { diff, patch, firstChangedLine } = changes;
       const fuzzyNote =

@@ -1,4 +1,3 @@
-import { relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
@@ -8,8 +7,10 @@ import {
   type TruncationResult,
   truncateHead,
 } from "../system/truncate.ts";
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { ToolOperations } from "./operations.ts";
 import { walkFiles } from "./walk-files.ts";
-import { createWorkspace } from "./workspace-path.ts";
+import { insideToolPath } from "./workspace-path.ts";
 
 export interface FindToolOptions {
   /** Default: 2000. */
@@ -18,6 +19,8 @@ export interface FindToolOptions {
   maxBytes?: number;
   /** Default number of results. Default: 1000. */
   defaultLimit?: number;
+  /** Where the file work happens (`lookup`, `list`, `readFiles`). Default: the runner's process. */
+  operations?: Partial<ToolOperations>;
 }
 
 export const findParameters = z.strictObject({
@@ -44,22 +47,30 @@ export function createFindTool(
   cwd: string,
   options: FindToolOptions = {},
 ): AgentTool<FindToolInput, FindToolDetails> {
-  const workspace = createWorkspace(cwd);
+  const local = createLocalFileOperations(cwd);
+  const operations = {
+    lookup: options.operations?.lookup ?? local.lookup,
+    list: options.operations?.list ?? local.list,
+    readFiles: options.operations?.readFiles ?? local.readFiles,
+  };
   return {
     name: "find",
     label: "Find",
     description: `Find files and folders in the workspace by glob, honouring .gitignore. Prints root-relative paths, folders ending in "/"; at most ${options.defaultLimit ?? 1000} unless limit is set.`,
     parameters: findParameters,
     async execute(_id, params, signal) {
-      const root = await workspace.resolve(".");
-      const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
-      if (!target.stats?.isDirectory()) throw new Error(`"${target.relative}" is not a folder.`);
+      const relative = insideToolPath(cwd, params.path ?? ".");
+      const info = await operations.lookup(relative);
+      if (info.kind === "missing") throw new Error(`Path "${relative}" does not exist in the workspace.`);
+      if (info.kind !== "dir") throw new Error(`"${relative}" is not a folder.`);
+      const target = { relative };
       const limit = params.limit ?? options.defaultLimit ?? 1000;
       const match = picomatch(params.pattern, { dot: true, basename: !params.pattern.includes("/") });
       const found: string[] = [];
       let limitReached = false;
-      for await (const entry of walkFiles(root.real, target.real, { signal })) {
-        const rel = relative(target.real, entry.absolute).split("\\").join("/");
+      const prefix = info.path === "." ? "" : `${info.path}/`;
+      for (const entry of await walkFiles(operations, info.path, { signal })) {
+        const rel = entry.path.slice(prefix.length);
         if (!match(rel)) continue;
         if (found.length >= limit) {
           limitReached = true;

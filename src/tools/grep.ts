@@ -1,5 +1,3 @@
-import { open, readFile } from "node:fs/promises";
-import { relative } from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
@@ -9,10 +7,11 @@ import {
   type TruncationResult,
   truncateHead,
 } from "../system/truncate.ts";
-import { looksBinary } from "./file-kind.ts";
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { ToolOperations } from "./operations.ts";
 import { createLineMatcher, DEFAULT_REGEX_TIMEOUT_MS } from "./regex-worker.ts";
 import { walkFiles } from "./walk-files.ts";
-import { createWorkspace } from "./workspace-path.ts";
+import { insideToolPath } from "./workspace-path.ts";
 
 export interface GrepToolOptions {
   /** Default: 2000. */
@@ -31,6 +30,8 @@ export interface GrepToolOptions {
    * Default: 5000.
    */
   regexTimeoutMs?: number;
+  /** Where the file work happens (`lookup`, `list`, `readFiles`). Default: the runner's process. */
+  operations?: Partial<ToolOperations>;
 }
 
 export const grepParameters = z.strictObject({
@@ -67,6 +68,10 @@ export interface GrepToolDetails {
   truncation?: TruncationResult;
 }
 
+/** Files asked for per `readFiles` call, and the bytes one call may bring: 256 and 8 MiB. */
+const READ_BATCH = 256;
+const READ_BUDGET_BYTES = 8 * 1024 * 1024;
+
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
@@ -76,7 +81,12 @@ export function createGrepTool(
   cwd: string,
   options: GrepToolOptions = {},
 ): AgentTool<GrepToolInput, GrepToolDetails> {
-  const workspace = createWorkspace(cwd);
+  const local = createLocalFileOperations(cwd);
+  const operations = {
+    lookup: options.operations?.lookup ?? local.lookup,
+    list: options.operations?.list ?? local.list,
+    readFiles: options.operations?.readFiles ?? local.readFiles,
+  };
   const maxFileBytes = options.maxFileBytes ?? 20 * 1024 * 1024;
   const maxLineChars = options.maxLineChars ?? 500;
   const regexTimeoutMs = options.regexTimeoutMs ?? DEFAULT_REGEX_TIMEOUT_MS;
@@ -102,16 +112,15 @@ export function createGrepTool(
         ? undefined
         : createLineMatcher(regex.source, regex.flags, { timeoutMs: regexTimeoutMs, signal });
       try {
-        const root = await workspace.resolve(".");
-        const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
+        const relative = insideToolPath(cwd, params.path ?? ".");
+        const info = await operations.lookup(relative);
+        if (info.kind === "missing") throw new Error(`Path "${relative}" does not exist in the workspace.`);
+        const target = { relative };
         const limit = params.limit ?? options.defaultLimit ?? 100;
         const context = params.context ?? 0;
         const glob = params.glob
           ? picomatch(params.glob, { dot: true, basename: !params.glob.includes("/") })
           : undefined;
-
-        const files: { path: string; absolute: string }[] = [];
-        if (target.stats?.isFile()) files.push({ path: target.realRelative, absolute: target.real });
         const out: string[] = [];
         const details: GrepToolDetails = {
           matches: 0,
@@ -121,22 +130,8 @@ export function createGrepTool(
           filesSkipped: 0,
         };
 
-        const searchFile = async (file: { path: string; absolute: string }) => {
-          const handle = await open(file.absolute, "r");
-          let size: number;
-          try {
-            size = (await handle.stat()).size;
-            const sample = Buffer.alloc(Math.min(8192, size));
-            if (sample.length > 0) await handle.read(sample, 0, sample.length, 0);
-            if (size > maxFileBytes || looksBinary(sample)) {
-              details.filesSkipped++;
-              return;
-            }
-          } finally {
-            await handle.close();
-          }
+        const searchText = async (path: string, text: string) => {
           details.filesSearched++;
-          const text = await readFile(file.absolute, "utf8");
           const lines = text.split("\n");
           const hits = matcher
             ? await matcher.match(text, limit - details.matches)
@@ -144,7 +139,7 @@ export function createGrepTool(
           if (hits === "aborted") throw new Error("grep was aborted");
           if (hits === "timeout") {
             throw new Error(
-              `The regular expression /${params.pattern}/ took too long on ${file.path} (over ${regexTimeoutMs} ms) and was stopped. Simplify it (nested quantifiers such as (a+)+ backtrack without end), or use literal: true for plain text.`,
+              `The regular expression /${params.pattern}/ took too long on ${path} (over ${regexTimeoutMs} ms) and was stopped. Simplify it (nested quantifiers such as (a+)+ backtrack without end), or use literal: true for plain text.`,
             );
           }
           let printedUpTo = -1;
@@ -158,7 +153,7 @@ export function createGrepTool(
             for (let j = from; j <= Math.min(lines.length - 1, i + context); j++) {
               const line = lines[j]!.replace(/\r$/, "");
               const cut = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}... [line cut]` : line;
-              out.push(`${file.path}${j === i ? ":" : "-"}${j + 1}${j === i ? ":" : "-"} ${cut}`);
+              out.push(`${path}${j === i ? ":" : "-"}${j + 1}${j === i ? ":" : "-"} ${cut}`);
               printedUpTo = j;
             }
             if (details.matches >= limit) details.limitReached = true;
@@ -166,14 +161,28 @@ export function createGrepTool(
           if (matched) details.filesWithMatches++;
         };
 
-        if (files.length > 0) {
-          await searchFile(files[0]!);
-        } else {
-          for await (const entry of walkFiles(root.real, target.real, { signal })) {
-            if (details.limitReached) break;
-            if (entry.kind !== "file") continue;
-            if (glob && !glob(toSearchRelative(root.real, target.real, entry.absolute))) continue;
-            await searchFile(entry);
+        let files: string[];
+        if (info.kind === "file") files = [info.path];
+        else {
+          const prefix = info.path === "." ? "" : `${info.path}/`;
+          files = (await walkFiles(operations, info.path, { signal }))
+            .filter((entry) => entry.kind === "file" && (!glob || glob(entry.path.slice(prefix.length))))
+            .map((entry) => entry.path);
+        }
+        for (let next = 0; next < files.length && !details.limitReached; ) {
+          if (signal.aborted) throw new Error("grep was aborted");
+          const batch = files.slice(next, next + READ_BATCH);
+          const contents = await operations.readFiles(batch, {
+            maxFileBytes,
+            skipBinary: true,
+            budgetBytes: READ_BUDGET_BYTES,
+            follow: false,
+          });
+          for (const [i, content] of contents.entries()) {
+            if (content.kind === "deferred" || details.limitReached) break;
+            next++;
+            if (content.kind === "skipped") details.filesSkipped++;
+            else if (content.kind === "content") await searchText(batch[i]!, content.data.toString("utf8"));
           }
         }
 
@@ -207,9 +216,4 @@ export function createGrepTool(
       }
     },
   };
-}
-
-function toSearchRelative(root: string, searchRoot: string, absolute: string): string {
-  const base = relative(searchRoot, absolute) || relative(root, absolute);
-  return base.split("\\").join("/");
 }

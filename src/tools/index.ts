@@ -31,7 +31,6 @@ export {
 } from "../system/truncate.ts";
 export {
   type BashExecution,
-  type BashOperations,
   type BashPrepare,
   type BashPrepareContext,
   type BashToolDetails,
@@ -44,13 +43,13 @@ export {
 export {
   createEditTool,
   type EditItem,
-  type EditOperations,
   type EditToolDetails,
   type EditToolInput,
   type EditToolOptions,
   editParameters,
 } from "./edit.ts";
 export { diffEdit, type EditDiff } from "./edit-diff.ts";
+export { looksBinary } from "./file-kind.ts";
 export {
   createFindTool,
   type FindToolDetails,
@@ -65,6 +64,7 @@ export {
   type GrepToolOptions,
   grepParameters,
 } from "./grep.ts";
+export { createLocalFileOperations, createLocalOperations } from "./local-operations.ts";
 export {
   createLsTool,
   type LsToolDetails,
@@ -72,6 +72,22 @@ export {
   type LsToolOptions,
   lsParameters,
 } from "./ls.ts";
+export type {
+  BashOperations,
+  DirEntry,
+  DirListing,
+  EditOperations,
+  FileContent,
+  FileHandle,
+  FileOperations,
+  FollowOption,
+  PathInfo,
+  ReadFileHandle,
+  ReadFilesOptions,
+  ReadOperations,
+  ToolOperations,
+  WriteOperations,
+} from "./operations.ts";
 export {
   createOutputGuard,
   type GuardedOutput,
@@ -89,19 +105,26 @@ export {
 } from "./policy/index.ts";
 export {
   createReadTool,
-  type ReadFileHandle,
   type ReadImage,
   type ReadImageProcessor,
-  type ReadOperations,
   type ReadToolDetails,
   type ReadToolInput,
   type ReadToolOptions,
   readParameters,
 } from "./read.ts";
-export { createWorkspace, type ResolvedPath, type Workspace, WorkspacePathError } from "./workspace-path.ts";
+export {
+  createWorkspace,
+  insideToolPath,
+  locateToolPath,
+  type ResolvedPath,
+  resolveToolPath,
+  type ToolPath,
+  type Workspace,
+  WorkspacePathError,
+  type WorkspacePathErrorCode,
+} from "./workspace-path.ts";
 export {
   createWriteTool,
-  type WriteOperations,
   type WriteToolDetails,
   type WriteToolInput,
   type WriteToolOptions,

@@ -1,4 +1,3 @@
-import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
 import {
@@ -7,7 +6,9 @@ import {
   type TruncationResult,
   truncateHead,
 } from "../system/truncate.ts";
-import { createWorkspace } from "./workspace-path.ts";
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { ToolOperations } from "./operations.ts";
+import { insideToolPath, WorkspacePathError } from "./workspace-path.ts";
 
 export interface LsToolOptions {
   /** Default: 2000. */
@@ -16,6 +17,8 @@ export interface LsToolOptions {
   maxBytes?: number;
   /** Default number of entries. Default: 500. */
   defaultLimit?: number;
+  /** Where the file work happens (`list`). Default: the runner's process (createLocalOperations). */
+  operations?: Partial<ToolOperations>;
 }
 
 export const lsParameters = z.strictObject({
@@ -39,20 +42,24 @@ export function createLsTool(
   cwd: string,
   options: LsToolOptions = {},
 ): AgentTool<LsToolInput, LsToolDetails> {
-  const workspace = createWorkspace(cwd);
+  const list = options.operations?.list ?? createLocalFileOperations(cwd).list;
   return {
     name: "ls",
     label: "List",
     description: `List a folder in the workspace, sorted by name; folders end in "/", symlinks in "@". At most ${options.defaultLimit ?? 500} entries unless limit is set.`,
     parameters: lsParameters,
     async execute(_id, params) {
-      const target = await workspace.resolve(params.path ?? ".", { mustExist: true });
-      if (!target.stats?.isDirectory())
-        throw new Error(`"${target.relative}" is not a folder; use read for files.`);
-      const entries = await readdir(target.real, { withFileTypes: true });
-      const names = entries
+      const relative = insideToolPath(cwd, params.path ?? ".");
+      const target = { relative };
+      const [listing] = await list([relative]);
+      if (!listing?.ok) {
+        if (listing?.code === "not-a-folder")
+          throw new Error(`"${relative}" is not a folder; use read for files.`);
+        throw WorkspacePathError.from(listing ?? { code: "io", message: "no listing" }, relative);
+      }
+      const names = listing.entries
         .map((entry) =>
-          entry.isDirectory() ? `${entry.name}/` : entry.isSymbolicLink() ? `${entry.name}@` : entry.name,
+          entry.kind === "dir" ? `${entry.name}/` : entry.kind === "symlink" ? `${entry.name}@` : entry.name,
         )
         .sort((a, b) => {
           const folded = a.toLowerCase().localeCompare(b.toLowerCase(), "en");

@@ -1,15 +1,22 @@
 import picomatch from "picomatch";
-import type { ResolvedPath } from "./workspace-path.ts";
+
+/** The two forms of a path a protected glob is checked against. */
+export interface ProtectedPathTarget {
+  /** Root-relative, as named. */
+  relative: string;
+  /** Root-relative real location (every symlink resolved). */
+  realRelative: string;
+}
 
 /**
- * Returns a check that names the first protected-path glob matching a resolved path, or undefined.
+ * Returns a check that names the first protected-path glob matching a path, or undefined.
  * Globs are relative to the workspace root, dotfiles included; `dir/**` also covers `dir` itself.
  * Both the path as named and its real location (after symlinks) are checked, so a symlink inside
  * the workspace cannot lead a write into a protected folder.
  */
 export function createProtectedPathCheck(
   patterns: string[] | undefined,
-): (target: ResolvedPath) => string | undefined {
+): (target: ProtectedPathTarget) => string | undefined {
   if (!patterns || patterns.length === 0) return () => undefined;
   const matchers = patterns.map((pattern) => ({ pattern, match: picomatch(pattern, { dot: true }) }));
   return (target) => {

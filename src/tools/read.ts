@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { z } from "zod";
 import type { AgentTool, ImageContent, TextContent } from "../core/types.ts";
 import {
@@ -8,18 +7,9 @@ import {
   formatSize,
 } from "../system/truncate.ts";
 import { detectImageMimeType, type ImageMimeType, looksBinary } from "./file-kind.ts";
-import { createWorkspace } from "./workspace-path.ts";
-
-/** The part of a file handle the read tool uses (node's FileHandle fits). */
-export interface ReadFileHandle {
-  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
-  close(): Promise<void>;
-}
-
-/** File access of the read tool, swappable in tests. */
-export interface ReadOperations {
-  open(path: string): Promise<ReadFileHandle>;
-}
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { FileHandle, ToolOperations } from "./operations.ts";
+import { insideToolPath, WorkspacePathError } from "./workspace-path.ts";
 
 export interface ReadImage {
   data: Buffer;
@@ -41,7 +31,8 @@ export interface ReadToolOptions {
   imageProcessor?: ReadImageProcessor;
   /** Images larger than this (after processing) are described, not returned. Default: 5 MiB. */
   maxImageBytes?: number;
-  operations?: Partial<ReadOperations>;
+  /** Where the file work happens (`open`). Default: the runner's process (createLocalOperations). */
+  operations?: Partial<ToolOperations>;
 }
 
 export const readParameters = z.strictObject({
@@ -72,8 +63,6 @@ const CHUNK_BYTES = 1024 * 1024;
 const SAMPLE_BYTES = 8192;
 const DEFAULT_MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
-const defaultOperations: ReadOperations = { open: (path) => open(path, "r") };
-
 /**
  * The read tool: line-numbered text with offset/limit, bounded (lines, bytes, and each line's
  * length), binary files described, images returned as image content. Reads big files in 1 MiB
@@ -83,8 +72,7 @@ export function createReadTool(
   cwd: string,
   options: ReadToolOptions = {},
 ): AgentTool<ReadToolInput, ReadToolDetails> {
-  const workspace = createWorkspace(cwd);
-  const operations: ReadOperations = { ...defaultOperations, ...options.operations };
+  const open = options.operations?.open ?? createLocalFileOperations(cwd).open;
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const maxLineChars = options.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
@@ -95,12 +83,18 @@ export function createReadTool(
     description: `Read a file in the workspace. Text comes back line-numbered; use offset and limit (in lines) for large files. At most ${maxLines} lines or ${formatSize(maxBytes)} are shown per call, and lines longer than ${maxLineChars} characters are cut. Images (png, jpeg, gif, webp) come back as images; other binary files are described.`,
     parameters: readParameters,
     async execute(_id, params, signal) {
-      const target = await workspace.resolve(params.path, { mustExist: true });
-      if (target.stats?.isDirectory()) {
-        throw new Error(`"${target.relative}" is a folder; use ls to list it.`);
+      const relative = insideToolPath(cwd, params.path);
+      let handle: FileHandle;
+      try {
+        handle = await open(relative, "read");
+      } catch (error) {
+        if (error instanceof WorkspacePathError && error.code === "is-a-folder") {
+          throw new Error(`"${relative}" is a folder; use ls to list it.`);
+        }
+        throw error;
       }
-      const size = target.stats?.size ?? 0;
-      const handle = await operations.open(target.real);
+      const target = { relative };
+      const size = handle.info.size;
       try {
         const sample = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
         if (sample.length > 0) await handle.read(sample, 0, sample.length, 0);
@@ -176,7 +170,7 @@ interface LineScan {
 
 /** One pass over the file: collects the wanted lines (each kept to a bounded prefix) and counts all. */
 async function scanLines(
-  handle: ReadFileHandle,
+  handle: FileHandle,
   size: number,
   startLine: number,
   wanted: number,
@@ -236,7 +230,7 @@ async function scanLines(
   let lineOverflow = false;
   while (position < size) {
     if (signal.aborted) throw new Error("read was aborted");
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+    const bytesRead = await handle.read(chunk, 0, chunk.length, position);
     if (bytesRead === 0) break;
     position += bytesRead;
     lastByte = chunk[bytesRead - 1]!;
@@ -282,7 +276,7 @@ async function scanLines(
 }
 
 async function readImage(
-  handle: ReadFileHandle,
+  handle: FileHandle,
   size: number,
   mimeType: ImageMimeType,
   base: { path: string; bytes: number },
@@ -298,7 +292,11 @@ async function readImage(
     };
   }
   let image: ReadImage = { data: Buffer.alloc(size), mimeType };
-  await handle.read(image.data, 0, size, 0);
+  for (let filled = 0; filled < size; ) {
+    const n = await handle.read(image.data, filled, size - filled, filled);
+    if (n === 0) break;
+    filled += n;
+  }
   if (processor) image = await processor(image);
   if (image.data.length > maxImageBytes) {
     const text = `${base.path} is a ${mimeType} image of ${formatSize(image.data.length)}, larger than the ${formatSize(maxImageBytes)} limit; not shown.`;

@@ -1,20 +1,15 @@
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
 import type { AgentTool } from "../core/types.ts";
+import { createLocalFileOperations } from "./local-operations.ts";
+import type { ToolOperations } from "./operations.ts";
 import { createProtectedPathCheck } from "./protected-paths.ts";
-import { createWorkspace } from "./workspace-path.ts";
-
-/** File access of the write tool, swappable in tests. */
-export interface WriteOperations {
-  writeFile(path: string, content: string): Promise<void>;
-  mkdir(path: string): Promise<void>;
-}
+import { insideToolPath } from "./workspace-path.ts";
 
 export interface WriteToolOptions {
   /** Globs relative to the root (e.g. `.git/**`) that write refuses. */
   protectedPaths?: string[];
-  operations?: Partial<WriteOperations>;
+  /** Where the file work happens (`lookup`, `writeFile`). Default: the runner's process (createLocalOperations). */
+  operations?: Partial<ToolOperations>;
 }
 
 export const writeParameters = z.strictObject({
@@ -32,20 +27,19 @@ export interface WriteToolDetails {
   created: boolean;
 }
 
-const defaultOperations: WriteOperations = {
-  writeFile: (path, content) => writeFile(path, content, "utf8"),
-  mkdir: async (path) => {
-    await mkdir(path, { recursive: true });
-  },
-};
-
-/** The write tool: writes a whole file inside the workspace, creating parent folders. */
+/**
+ * The write tool: writes a whole file inside the workspace, creating parent folders. The protected
+ * globs are checked on the path as named and on its real location, and the file is then written
+ * at exactly that real location (no symlink followed), so a link swapped in meanwhile fails the
+ * call instead of redirecting it.
+ */
 export function createWriteTool(
   cwd: string,
   options: WriteToolOptions = {},
 ): AgentTool<WriteToolInput, WriteToolDetails> {
-  const workspace = createWorkspace(cwd);
-  const operations: WriteOperations = { ...defaultOperations, ...options.operations };
+  const local = createLocalFileOperations(cwd);
+  const lookup = options.operations?.lookup ?? local.lookup;
+  const writeFile = options.operations?.writeFile ?? local.writeFile;
   const protectedBy = createProtectedPathCheck(options.protectedPaths);
 
   return {
@@ -55,24 +49,20 @@ export function createWriteTool(
       "Write a file in the workspace, replacing it if it exists and creating parent folders as needed. Prefer edit for changes to an existing file.",
     parameters: writeParameters,
     async execute(_id, params) {
-      const target = await workspace.resolve(params.path);
-      const pattern = protectedBy(target);
+      const relative = insideToolPath(cwd, params.path);
+      const target = await lookup(relative);
+      const pattern = protectedBy({ relative, realRelative: target.path });
       if (pattern !== undefined) {
-        throw new Error(`"${target.relative}" is protected (matches "${pattern}"); it cannot be written.`);
+        throw new Error(`"${relative}" is protected (matches "${pattern}"); it cannot be written.`);
       }
-      if (target.stats?.isDirectory()) throw new Error(`"${target.relative}" is a folder; give a file path.`);
-      const created = target.stats === undefined;
-      await operations.mkdir(dirname(target.real));
-      await operations.writeFile(target.real, params.content);
+      if (target.kind === "dir") throw new Error(`"${relative}" is a folder; give a file path.`);
+      const { created } = await writeFile(target.path, [params.content], { follow: false });
       const bytes = Buffer.byteLength(params.content, "utf8");
       return {
         content: [
-          {
-            type: "text",
-            text: `Wrote ${bytes} bytes to ${target.relative}${created ? " (new file)" : ""}.`,
-          },
+          { type: "text", text: `Wrote ${bytes} bytes to ${relative}${created ? " (new file)" : ""}.` },
         ],
-        details: { path: target.relative, bytes, created },
+        details: { path: relative, bytes, created },
       };
     },
   };

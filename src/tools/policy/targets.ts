@@ -95,7 +95,7 @@ async function judgeTarget(
     if (pattern !== undefined) {
       return `${describe(target)} writes \`${resolved.relative}\`, a protected path (\`${pattern}\`); no command may change it`;
     }
-    if (target.recursive && resolved.stats?.isDirectory()) {
+    if (target.recursive && resolved.kind === "dir") {
       const inside = await protectedBelow(resolved, isProtected);
       if (inside !== undefined)
         return `${describe(target)} changes everything in \`${resolved.relative}\`, which holds ${inside}`;
@@ -119,7 +119,7 @@ async function protectedBelow(
       const below = sub ? `${sub}/${entry.name}` : entry.name;
       const join = (base: string) => (base === "." ? below : `${base}/${below}`);
       const relative = join(folder.relative);
-      const pattern = isProtected({ ...folder, relative, realRelative: join(folder.realRelative), stats: undefined });
+      const pattern = isProtected({ ...folder, relative, realRelative: join(folder.realRelative) });
       if (pattern !== undefined) return `the protected path \`${relative}\` (\`${pattern}\`)`;
       if (entry.isDirectory()) queue.push(below);
     }

@@ -1,0 +1,218 @@
+/**
+ * The process half of a sandbox session: one bubblewrap running the exec server (exec-server.ts),
+ * started on first use, and the framed request/reply channel over its pipes. Each request has an
+ * id; replies with that id go to its `Pending` until it is forgotten; when the server cannot start
+ * or dies, every pending request hears `onDown` and the channel stays down.
+ *
+ * While a request is pending the channel keeps the event loop alive; idle, it never does.
+ */
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import type { Socket } from "node:net";
+import { bubblewrapArgs, isInside, type SandboxPolicy } from "./bubblewrap.ts";
+import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
+import { createFrameReader, encodeFrame } from "./frames.ts";
+
+/** Milliseconds the session may take to say it is ready: 10000. */
+export const SESSION_START_TIMEOUT_MS = 10_000;
+
+/** A reply header of the exec server (see exec-server.ts). */
+export interface ServerReply {
+  id?: number;
+  event?: string;
+  pid?: number;
+  code?: number | string | null;
+  signal?: string | null;
+  error?: string;
+  ok?: boolean;
+  result?: unknown;
+  message?: string;
+}
+
+export interface Pending {
+  onReply(reply: ServerReply, data: Buffer): void;
+  onDown(reason: string): void;
+}
+
+export interface ChannelOptions {
+  /** The run's policy, without the environment. */
+  policy: Omit<SandboxPolicy, "env">;
+  /** The exec server's own environment (the commands get theirs with each request). */
+  serverEnv: Record<string, string>;
+  /** Called once when the server cannot start or dies. */
+  onDown: (reason: string) => void;
+  /** The Node binary of the exec server. Default: process.execPath. */
+  nodePath?: string;
+  /** Default: SESSION_START_TIMEOUT_MS. */
+  startTimeoutMs?: number;
+}
+
+export interface SessionChannel {
+  /** "idle" before the first start, "live", or "down" (could not start, died or disposed). */
+  readonly state: "idle" | "live" | "down";
+  /** The folder bound read-write when the server started (undefined before, or when none was). */
+  readonly boundDir: string | undefined;
+  /** Starts the server once, binding `writable` read-write (created if missing); resolves whether it is live. */
+  start(writable: string | undefined): Promise<boolean>;
+  /** Sends a request under a fresh id; replies go to `pending` until `forget`. Returns the id. */
+  send(header: Record<string, unknown>, pending: Pending, data?: Uint8Array): number;
+  /** Sends a message about an earlier request (e.g. kill), expecting no reply of its own. */
+  notify(header: Record<string, unknown>): void;
+  forget(id: number): void;
+  /** Closes the server's stdin, then kills bwrap if it is still there after 2 s. */
+  dispose(): Promise<void>;
+}
+
+/** Its pipes are sockets (so they can be unref'd). */
+type ServerProcess = ChildProcessByStdio<Socket, Socket, Socket>;
+
+export function createSessionChannel(options: ChannelOptions): SessionChannel {
+  const pending = new Map<number, Pending>();
+  let state: "idle" | "live" | "down" = "idle";
+  let child: ServerProcess | undefined;
+  let boundDir: string | undefined;
+  let starting: Promise<boolean> | undefined;
+  let nextId = 1;
+  let stderrTail = "";
+
+  const goDown = (reason: string) => {
+    if (state === "down") return;
+    state = "down";
+    options.onDown(reason);
+    for (const entry of pending.values()) entry.onDown(reason);
+    pending.clear();
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+
+  const holdLoop = () => {
+    if (!child) return;
+    if (pending.size > 0) child.stdout.ref();
+    else child.stdout.unref();
+  };
+
+  const write = (header: Record<string, unknown>, data?: Uint8Array) => {
+    if (!child || state === "down") return;
+    for (const part of encodeFrame(header, data)) child.stdin.write(part);
+  };
+
+  const start = (writable: string | undefined): Promise<boolean> => {
+    starting ??= new Promise<boolean>((resolve) => {
+      let settled = false;
+      const settle = (ok: boolean, reason?: string) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (!ok) goDown(reason ?? "it did not start");
+        resolve(ok);
+      };
+      const timer = setTimeout(
+        () => settle(false, "it did not say it was ready in time"),
+        options.startTimeoutMs ?? SESSION_START_TIMEOUT_MS,
+      );
+      try {
+        if (writable) mkdirSync(writable, { recursive: true });
+        const nodePath = options.nodePath ?? process.execPath;
+        const hidden = [options.policy.home, "/tmp", ...options.policy.hide];
+        if (!options.policy.network) hidden.push("/run");
+        const policy: SandboxPolicy = {
+          ...options.policy,
+          // The server's Node binary, when it lies under a folder the sandbox hides (nvm under $HOME).
+          reveal: [
+            ...(options.policy.reveal ?? []),
+            ...(hidden.some((dir) => isInside(nodePath, dir)) ? [nodePath] : []),
+          ],
+          writable: writable ? [writable] : [],
+          env: options.serverEnv,
+        };
+        const args = bubblewrapArgs(policy, [nodePath, "-e", EXEC_SERVER_SOURCE], options.policy.workspace);
+        const server = spawn(options.policy.bwrapPath, args, {
+          cwd: options.policy.workspace,
+          env: options.serverEnv,
+          stdio: ["pipe", "pipe", "pipe"],
+          detached: true,
+        }) as unknown as ServerProcess;
+        child = server;
+        boundDir = writable;
+        server.unref();
+        server.stdin.unref();
+        server.stderr.unref();
+        server.stdin.on("error", () => {});
+        server.stderr.setEncoding("utf8");
+        server.stderr.on("data", (chunk: string) => {
+          stderrTail = (stderrTail + chunk).slice(-500);
+        });
+        server.once("error", (error) => settle(false, error.message));
+        server.once("exit", (code, signal) => {
+          const why = stderrTail.trim() || `bwrap exited (${signal ?? `code ${code}`})`;
+          settle(false, why);
+          goDown(`it ended: ${why}`);
+        });
+        const read = createFrameReader(
+          (header, data) => {
+            const reply = header as ServerReply;
+            if (reply.event === "ready" && reply.id === undefined) {
+              if (state === "idle") state = "live";
+              settle(true);
+            } else if (typeof reply.id === "number") {
+              pending.get(reply.id)?.onReply(reply, data);
+            }
+          },
+          { maxHeaderBytes: 16 * 1024 * 1024, maxDataBytes: MAX_FRAME_DATA_BYTES },
+        );
+        server.stdout.on("data", (chunk: Buffer) => {
+          try {
+            read(chunk);
+          } catch (error) {
+            goDown(
+              `its answer could not be read (${error instanceof Error ? error.message : String(error)})`,
+            );
+          }
+        });
+        server.stdout.unref();
+      } catch (error) {
+        settle(false, error instanceof Error ? error.message : String(error));
+      }
+    });
+    return starting;
+  };
+
+  return {
+    get state() {
+      return state;
+    },
+    get boundDir() {
+      return boundDir;
+    },
+    start,
+    send(header, entry, data) {
+      const id = nextId++;
+      pending.set(id, entry);
+      holdLoop();
+      if (state === "down") {
+        pending.delete(id);
+        holdLoop();
+        entry.onDown("the session is down");
+        return id;
+      }
+      write({ ...header, id }, data);
+      return id;
+    },
+    notify: (header) => write(header),
+    forget(id) {
+      pending.delete(id);
+      holdLoop();
+    },
+    async dispose() {
+      const server = child;
+      if (state !== "down") state = "down";
+      for (const entry of pending.values()) entry.onDown("the session was disposed");
+      pending.clear();
+      if (!server || server.exitCode !== null || server.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
+      server.stdin.end();
+      const timer = setTimeout(() => server.kill("SIGKILL"), 2000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The file tools' operations (`FileOperations`) done by a sandbox session's exec server, so the
+ * walks of confined-fs.ts run with the sandbox's mounts: the workspace writable, protected paths
+ * read-only, nothing else writable, the sandbox's own /proc.
+ *
+ * Throughput: content travels as raw frame payloads (frames.ts). A handle reads ahead: when a
+ * read returns a full chunk, the next chunk is already asked for, so a 200 MB read overlaps the
+ * pipe with the caller's scan. Batches (`list`, `readFiles`) are split into requests of bounded
+ * size, so a walk costs a few round trips per folder level.
+ *
+ * The server's replies are data from inside the sandbox, which a sandboxed process could forge:
+ * every reply is checked for shape and size before use; a bad one is an error.
+ */
+import type { DirListing, FileContent, FileHandle, FileOperations, PathInfo } from "../tools/operations.ts";
+import { WorkspacePathError } from "../tools/workspace-path.ts";
+
+/** One request to the exec server: resolves its result and payload, rejects with `{ code, message }`. */
+export type SessionRequest = (
+  header: Record<string, unknown>,
+  data?: Uint8Array,
+) => Promise<{ result: unknown; data: Buffer }>;
+
+/** Bytes one `read` request asks for at most: 4 MiB. */
+const MAX_READ_REQUEST = 4 * 1024 * 1024;
+/** Bytes one `replace` frame carries at most: 16 MiB. */
+const MAX_WRITE_FRAME = 16 * 1024 * 1024;
+/** Paths per `list` request and per `readFiles` request. */
+const LIST_BATCH = 512;
+const READ_BATCH = 256;
+/** The byte budget of one `readFiles` request: 8 MiB. */
+const READ_BUDGET = 8 * 1024 * 1024;
+
+/** File operations below `root` through `request` (see the module comment). */
+export function createSessionFileOperations(request: SessionRequest, root: string): FileOperations {
+  const call = async (path: string, header: Record<string, unknown>, data?: Uint8Array) => {
+    try {
+      return await request({ op: "fs", root, ...header }, data);
+    } catch (error) {
+      throw asWorkspaceError(error, path);
+    }
+  };
+
+  return {
+    async lookup(path) {
+      return pathInfo((await call(path, { call: "lookup", path })).result, path);
+    },
+    async open(path, mode, options = {}) {
+      const { result } = await call(path, { call: "open", path, mode, follow: options.follow ?? true });
+      const opened = result as { handle?: unknown; info?: unknown } | null;
+      if (typeof opened?.handle !== "number") throw broken(path);
+      return handleOf(call, opened.handle, pathInfo(opened.info, path), path);
+    },
+    async writeFile(path, parts, options = {}) {
+      const data = Buffer.concat(
+        parts.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : part)),
+      );
+      if (data.length > MAX_WRITE_FRAME * 4) {
+        throw new WorkspacePathError(
+          "io",
+          path,
+          `The content for "${path}" is too large to write (${data.length} bytes).`,
+        );
+      }
+      const { result } = await call(path, { call: "write", path, follow: options.follow ?? true }, data);
+      const written = result as { created?: unknown; path?: unknown } | null;
+      if (typeof written?.created !== "boolean" || typeof written.path !== "string") throw broken(path);
+      return { created: written.created, path: written.path };
+    },
+    async list(paths, options = {}) {
+      const out: DirListing[] = [];
+      for (let i = 0; i < paths.length; i += LIST_BATCH) {
+        const batch = paths.slice(i, i + LIST_BATCH);
+        const { result } = await call(batch[0] ?? ".", {
+          call: "list",
+          paths: batch,
+          follow: options.follow ?? true,
+        });
+        if (!Array.isArray(result) || result.length !== batch.length) throw broken(batch[0] ?? ".");
+        out.push(...result.map((listing) => dirListing(listing, batch[0] ?? ".")));
+      }
+      return out;
+    },
+    async readFiles(paths, options) {
+      const out: FileContent[] = paths.map(() => ({ kind: "deferred" }));
+      const budget = options.budgetBytes ?? Number.POSITIVE_INFINITY;
+      let spent = 0;
+      let next = 0;
+      while (next < paths.length && (next === 0 || spent < budget)) {
+        const batch = paths.slice(next, next + READ_BATCH);
+        const { result, data } = await call(batch[0] ?? ".", {
+          call: "readFiles",
+          paths: batch,
+          follow: options.follow ?? true,
+          options: {
+            maxFileBytes: options.maxFileBytes,
+            skipBinary: options.skipBinary ?? false,
+            budgetBytes: Math.min(READ_BUDGET, Math.max(1, budget - spent)),
+          },
+        });
+        if (!Array.isArray(result) || result.length !== batch.length) throw broken(batch[0] ?? ".");
+        let offset = 0;
+        let read = 0;
+        for (const [i, item] of result.entries()) {
+          const content = fileContent(item, data, offset, batch[i] ?? ".");
+          if (content.kind === "deferred") break;
+          if (content.kind === "content") {
+            offset += content.data.length;
+            spent += content.data.length;
+          }
+          out[next + i] = content;
+          read++;
+        }
+        if (read === 0) throw broken(batch[0] ?? ".");
+        next += read;
+      }
+      return out;
+    },
+  };
+}
+
+function handleOf(
+  call: (
+    path: string,
+    header: Record<string, unknown>,
+    data?: Uint8Array,
+  ) => Promise<{ result: unknown; data: Buffer }>,
+  handle: number,
+  info: PathInfo,
+  path: string,
+): FileHandle {
+  let closed = false;
+  let ahead: { position: number; length: number; data: Promise<Buffer> } | undefined;
+  const fetch = (position: number, length: number): Promise<Buffer> =>
+    call(path, { call: "read", handle, position, length }).then(({ data }) => {
+      if (data.length > length) throw broken(path);
+      return data;
+    });
+  return {
+    info,
+    async read(buffer, offset, length, position) {
+      if (closed) throw new WorkspacePathError("io", path, `"${path}" is already closed.`);
+      const want = Math.min(length, MAX_READ_REQUEST);
+      const pending =
+        ahead && ahead.position === position && ahead.length === want ? ahead.data : fetch(position, want);
+      ahead = undefined;
+      const data = await pending;
+      if (data.length === want && want > 0 && position + want < info.size) {
+        const next = fetch(position + want, want);
+        next.catch(() => {});
+        ahead = { position: position + want, length: want, data: next };
+      }
+      buffer.set(data, offset);
+      return data.length;
+    },
+    async replace(parts) {
+      const frames: Uint8Array[] = [];
+      for (const part of parts) {
+        const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : part;
+        for (let start = 0; start < bytes.length; start += MAX_WRITE_FRAME) {
+          frames.push(bytes.subarray(start, start + MAX_WRITE_FRAME));
+        }
+      }
+      if (frames.length === 0) frames.push(new Uint8Array(0));
+      let position = 0;
+      const sent = frames.map((frame, i) => {
+        const reply = call(path, { call: "replace", handle, position, truncate: i === 0 }, frame);
+        position += frame.length;
+        return reply;
+      });
+      await Promise.all(sent);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      ahead = undefined;
+      await call(path, { call: "close", handle }).catch(() => undefined);
+    },
+  };
+}
+
+function broken(path: string): WorkspacePathError {
+  return new WorkspacePathError("io", path, `The sandbox session gave a malformed answer for "${path}".`);
+}
+
+function asWorkspaceError(error: unknown, path: string): WorkspacePathError {
+  if (error instanceof WorkspacePathError) return error;
+  const failure = error as { code?: unknown; message?: unknown };
+  const message = typeof failure?.message === "string" ? failure.message : String(error);
+  return WorkspacePathError.from(
+    { code: typeof failure?.code === "string" ? failure.code : "io", message },
+    path,
+  );
+}
+
+const KINDS = new Set(["file", "dir", "missing"]);
+const ENTRY_KINDS = new Set(["file", "dir", "symlink", "other"]);
+
+function pathInfo(value: unknown, path: string): PathInfo {
+  const info = value as Partial<PathInfo> | null;
+  if (
+    typeof info?.path !== "string" ||
+    !KINDS.has(info.kind as string) ||
+    typeof info.size !== "number" ||
+    typeof info.links !== "number"
+  ) {
+    throw broken(path);
+  }
+  return { path: info.path, kind: info.kind as PathInfo["kind"], size: info.size, links: info.links };
+}
+
+function dirListing(value: unknown, path: string): DirListing {
+  const listing = value as { ok?: unknown; entries?: unknown; code?: unknown; message?: unknown } | null;
+  if (listing?.ok === false && typeof listing.code === "string" && typeof listing.message === "string") {
+    return { ok: false, code: listing.code, message: listing.message };
+  }
+  if (listing?.ok !== true || !Array.isArray(listing.entries)) throw broken(path);
+  const entries = listing.entries.map((entry: { name?: unknown; kind?: unknown } | null) => {
+    if (
+      typeof entry?.name !== "string" ||
+      !ENTRY_KINDS.has(entry.kind as string) ||
+      entry.name.includes("/")
+    ) {
+      throw broken(path);
+    }
+    return { name: entry.name, kind: entry.kind as "file" | "dir" | "symlink" | "other" };
+  });
+  return { ok: true, entries };
+}
+
+function fileContent(value: unknown, data: Buffer, offset: number, path: string): FileContent {
+  const item = value as {
+    kind?: unknown;
+    length?: unknown;
+    reason?: unknown;
+    size?: unknown;
+    code?: unknown;
+    message?: unknown;
+  } | null;
+  switch (item?.kind) {
+    case "content":
+      if (typeof item.length !== "number" || offset + item.length > data.length) throw broken(path);
+      return { kind: "content", data: data.subarray(offset, offset + item.length) };
+    case "skipped":
+      if ((item.reason !== "too-big" && item.reason !== "binary") || typeof item.size !== "number")
+        throw broken(path);
+      return { kind: "skipped", reason: item.reason, size: item.size };
+    case "deferred":
+      return { kind: "deferred" };
+    case "error":
+      if (typeof item.code !== "string" || typeof item.message !== "string") throw broken(path);
+      return { kind: "error", code: item.code, message: item.message };
+    default:
+      throw broken(path);
+  }
+}
