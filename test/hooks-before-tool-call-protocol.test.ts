@@ -109,6 +109,37 @@ describe("before_tool_call command hooks", () => {
     expect(await call("bash", { command: "deploy" })).toEqual({ block: true, reason: "touches prod" });
   });
 
+  test.for([
+    ["a broken JSON object", `echo '{"block": tru'`],
+    ["broken JSON on the last line", `echo 'checking…'; echo '{block: true, reason: "prod"}'`],
+    ["a block that is not a boolean", `echo '{"block": "yes", "reason": "prod"}'`],
+  ])("exit 0 with %s on stdout blocks (fail closed) as a hook error", async ([, body]) => {
+    const guard = await script("garbled.sh", body!);
+    const { call, events } = hooksFor(`    - run: ${guard}\n`);
+    const verdict = await call("bash", { command: "deploy" });
+    expect(verdict?.block).toBe(true);
+    expect(verdict?.reason).toMatch(
+      new RegExp(
+        `^hook error: \`${guard.replace(".", "\\.")}\` printed a verdict (that is not valid JSON|whose \`block\` is not true or false) .*calls are blocked when a guard fails$`,
+      ),
+    );
+    expect(events.at(-2)).toMatchObject({ type: "hook_end", outcome: "error", exitCode: 0 });
+    expect(events.at(-1)).toMatchObject({ type: "hook_failed", command: guard });
+  });
+
+  test("plain output, a JSON object without a verdict, and block: false allow", async () => {
+    for (const body of [
+      `echo 'all good'`,
+      `echo '{"note": "fine"}'`,
+      `echo '{"block": false}'`,
+      `echo '[1, 2]'`,
+    ]) {
+      const guard = await script("fine.sh", body);
+      const { call } = hooksFor(`    - run: ${guard}\n`);
+      expect(await call("bash", { command: "ls" }), body).toBeUndefined();
+    }
+  });
+
   test("any other exit blocks too (fail closed) and is reported as a hook error", async () => {
     const guard = await script("crash.sh", `echo "jq: command not found" >&2; exit 127`);
     const { call, events } = hooksFor(`    - run: ${guard}\n`);
@@ -192,6 +223,22 @@ describe("before_tool_call command hooks", () => {
     await call("write", { path: "dir/my file.js", content: "" });
     const lines = (await readFile(path.join(workspace, "quoted.txt"), "utf8")).split("\n");
     expect(lines).toEqual(["write", "dir/my file.js", "", ""]);
+  });
+
+  test("a substituted value that starts with `-` cannot be read as an option", async () => {
+    const { call, events } = hooksFor(
+      `    - run: printf '%s\\n' {{ tool.path }} {{ tool.command }} > options.txt\n`,
+    );
+    await call("bash", { command: "--version; id" });
+    await call("write", { path: "--config=evil.mjs", content: "" });
+    const lines = (await readFile(path.join(workspace, "options.txt"), "utf8")).split("\n");
+    expect(lines).toEqual(["./--config=evil.mjs", "", ""]);
+    expect(
+      events.filter((e) => e.type === "hook_start").map((e) => (e as { command: string }).command),
+    ).toEqual([
+      "printf '%s\\n' '' './--version; id' > options.txt",
+      "printf '%s\\n' ./--config=evil.mjs '' > options.txt",
+    ]);
   });
 });
 

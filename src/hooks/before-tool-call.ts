@@ -6,7 +6,7 @@ import {
   emitHookEnd,
   type HookDeps,
   oneLine,
-  parseJsonObject,
+  readJsonObject,
   runCommandHook,
 } from "./run-command-hook.ts";
 
@@ -17,7 +17,9 @@ export const MAX_REASON_CHARS = 2000;
  * `before_tool_call` rules in order; the first block wins. A declarative rule (`block: reason`)
  * blocks every call it matches. A command hook allows with exit 0 (unless its stdout is
  * `{"block": true, "reason": …}`), blocks with exit 2 (stderr is the reason), and blocks on any
- * other exit, a timeout or a crash too: it fails closed, reported as a hook error.
+ * other exit, a timeout or a crash too: it fails closed, reported as a hook error. So does a
+ * verdict it garbled: stdout (or its last line) starting with `{` that is not a JSON object, or
+ * a `block` that is not `true` or `false`.
  */
 export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps): BeforeToolCallHook {
   return async ({ toolCall, args }, signal) => {
@@ -66,7 +68,22 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
         emitHookEnd(deps, call, run, "block", { reason });
         return { block: true, reason };
       }
-      const verdict = parseJsonObject(run.result.stdout);
+      const read = readJsonObject(run.result.stdout);
+      const verdict = read.kind === "object" ? read.value : undefined;
+      const garbled =
+        read.kind === "broken"
+          ? "printed a verdict that is not valid JSON"
+          : verdict && "block" in verdict && typeof verdict.block !== "boolean"
+            ? "printed a verdict whose `block` is not true or false"
+            : undefined;
+      if (garbled !== undefined) {
+        const shown = oneLine(run.result.stdout, 200);
+        const reason = clip(
+          `hook error: \`${run.command}\` ${garbled} (\`${shown}\`); calls are blocked when a guard fails`,
+        );
+        emitHookEnd(deps, call, run, "error", { reason, failure: `\`${run.command}\` ${garbled}: ${shown}` });
+        return { block: true, reason };
+      }
       if (verdict?.block === true) {
         const reason = clip(
           typeof verdict.reason === "string" && verdict.reason.trim()

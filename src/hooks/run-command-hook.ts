@@ -246,17 +246,30 @@ export function oneLine(text: string, max: number): string {
 
 /** Parses a hook's stdout as a JSON object: the whole text, else its last non-empty line. */
 export function parseJsonObject(stdout: string): Record<string, unknown> | undefined {
+  const read = readJsonObject(stdout);
+  return read.kind === "object" ? read.value : undefined;
+}
+
+/**
+ * A hook's stdout read as a JSON object (the whole text, else its last non-empty line): `object`
+ * when one parses, `broken` when the whole text or the last line starts with `{` and neither
+ * parses (a verdict the hook meant to give but garbled), `none` for plain output.
+ */
+export function readJsonObject(
+  stdout: string,
+): { kind: "object"; value: Record<string, unknown> } | { kind: "broken" } | { kind: "none" } {
   const text = stdout.trim();
-  if (!text) return undefined;
+  if (!text) return { kind: "none" };
   const lines = text.split("\n").filter((line) => line.trim() !== "");
-  for (const candidate of [text, lines.at(-1) ?? ""]) {
+  const candidates = [text, lines.at(-1)?.trim() ?? ""];
+  for (const candidate of candidates) {
     try {
       const value: unknown = JSON.parse(candidate);
       if (value !== null && typeof value === "object" && !Array.isArray(value))
-        return value as Record<string, unknown>;
+        return { kind: "object", value: value as Record<string, unknown> };
     } catch {
-      // Not JSON: plain output.
+      // Not JSON: plain output, or a broken verdict (below).
     }
   }
-  return undefined;
+  return candidates.some((candidate) => candidate.startsWith("{")) ? { kind: "broken" } : { kind: "none" };
 }

@@ -4,6 +4,11 @@ import { closest } from "./suggest.ts";
  * `{{ ns.NAME }}` templates. Namespaces: `vars` and `env` (filled when the task is loaded) and,
  * in hook commands only, `tool` (filled per call: name, path, command). There is no escape: `{{`
  * always starts a template, and an unknown or undefined reference is an error, never "".
+ *
+ * In hook commands every substituted value is one shell word (quoted) that no program reads as an
+ * option: a value starting with `-` gets `./` in front (`--config=evil.mjs` → `./--config=evil.mjs`,
+ * the same file for a path). Quoting stops new words, not options: a file the model names
+ * `--config=evil.mjs` would otherwise make `eslint --fix {{ tool.path }}` load it.
  */
 
 export type TemplateNamespace = "vars" | "env" | "tool";
@@ -100,7 +105,10 @@ function literal(text: string, offset: number, issues: TemplateIssue[]): string[
   return [text];
 }
 
-/** Joins parts, asking `resolve` for each reference; `quote` shell-quotes every substituted value. */
+/**
+ * Joins parts, asking `resolve` for each reference. With `quote` (hook commands) every substituted
+ * value becomes one shell word that cannot be read as an option (see `commandWord`).
+ */
 export function renderTemplate(
   parts: readonly TemplatePart[],
   resolve: (ref: TemplateRef) => string,
@@ -110,9 +118,17 @@ export function renderTemplate(
     .map((part) => {
       if (typeof part === "string") return part;
       const value = resolve(part);
-      return options.quote ? shellQuote(value) : value;
+      return options.quote ? commandWord(value) : value;
     })
     .join("");
+}
+
+/**
+ * A value as one shell word of a command that no program reads as an option: shell-quoted, with
+ * `./` in front when it starts with `-` (for a relative path, the same file).
+ */
+export function commandWord(value: string): string {
+  return shellQuote(value.startsWith("-") ? `./${value}` : value);
 }
 
 /** POSIX shell quoting: safe words stay bare, everything else goes in single quotes. */

@@ -18,8 +18,8 @@
  * A deny list alone is best effort (an interpreter such as `python -c` can run anything); an allow
  * list is the guard, and the sandbox the boundary.
  */
-import { readFileSync } from "node:fs";
 import path, { basename } from "node:path";
+import { createJudgeEnv } from "./env.ts";
 import { globMatch, matchNaming } from "./globs.ts";
 import { analyzerFor } from "./programs/index.ts";
 import { loadSyntax, type ParsedScript, parseScript } from "./syntax.ts";
@@ -70,21 +70,7 @@ export async function checkCommand(
     const workspace = path.resolve(context.workspace ?? process.cwd());
     // Any `cd` (or pushd, popd) anywhere, in code run by `eval` too, makes relative paths unknown.
     const cwdKnown = !/(^|[^A-Za-z0-9_-])(cd|pushd|popd)($|[^A-Za-z0-9_-])/.test(command);
-    let scripts: Record<string, string> | undefined | null = null;
-    const env: JudgeEnv = {
-      cwd: cwdKnown ? workspace : undefined,
-      packageScripts: () => {
-        if (scripts === null) scripts = cwdKnown ? readScripts(workspace) : undefined;
-        return scripts;
-      },
-      parseCalls: (code) => {
-        try {
-          return parseScript(loaded, code).calls;
-        } catch {
-          return undefined;
-        }
-      },
-    };
+    const env = createJudgeEnv(workspace, cwdKnown, (code) => parseScript(loaded, code).calls);
     const judge = new Judge(policy, env, (code) => parseScript(loaded, code));
     const judged = judge.script(command, [], 0);
     if (judged.outcome.kind === "denied" || judged.outcome.kind === "unjudgeable") {
@@ -103,19 +89,6 @@ export async function checkCommand(
       allowed: false,
       reason: `the command could not be judged (${error instanceof Error ? error.message : String(error)})`,
     };
-  }
-}
-
-function readScripts(workspace: string): Record<string, string> | undefined {
-  try {
-    const json: unknown = JSON.parse(readFileSync(path.join(workspace, "package.json"), "utf8"));
-    const scripts = (json as { scripts?: unknown } | null)?.scripts;
-    if (scripts === null || typeof scripts !== "object") return undefined;
-    return Object.fromEntries(
-      Object.entries(scripts).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
-    );
-  } catch {
-    return undefined;
   }
 }
 
