@@ -386,6 +386,30 @@ describe("options that make an allowed program run other code or write elsewhere
     ["node --redirect-warnings=/tmp/x a.js", "node *", "writes to the file it names"],
     ["node --some-v8-flag a.js", "node *", "is not one of the few Node.js options known to be harmless"],
     ["node - < a.js", "node *", "makes it read the program from stdin"],
+    ["node node_modules/eslint/bin/eslint.js -c evil.mjs src", "node *", "`-c` loads the configuration file"],
+    [
+      "node ./node_modules/npm/bin/npm-cli.js run lint --node-options=x",
+      "node *",
+      "sets the Node.js options",
+    ],
+    ["eslint_d -c evil.mjs src", "eslint_d *", "`-c` loads the configuration file"],
+    [
+      "find /tmp -name '*.js' -exec npx eslint --fix {} +",
+      "find *|npx eslint *",
+      "`eslint --fix` `{}` writes outside",
+    ],
+    [
+      "eval 'c''d ..' && npx eslint --fix a.js",
+      "eval *|npx eslint *",
+      "a relative path after the command changes folder",
+    ],
+    [
+      "\\cd .. ; npx eslint --fix a.js",
+      "cd *|npx eslint *",
+      "a relative path after the command changes folder",
+    ],
+    ["node --test --test-reporter=./evil.mjs", "node *", "loads the reporter module it names"],
+    ["npm install --prefix /tmp x", "npm install*", "runs the package (and its scripts) of another folder"],
     ["npx vitest --config evil.mjs", "npx vitest *", "is not one of the vitest options known to be harmless"],
     ["npx vitest --reporter=./evil.mjs", "npx vitest *", "loads the reporter module"],
     ["npx vitest --execArgv=--import=./x.mjs", "npx vitest *", "is not one of the vitest options"],
@@ -449,6 +473,9 @@ describe("options that make an allowed program run other code or write elsewhere
 
   test.for([
     ["node scripts/check.js --import=x", "node *"],
+    ["node --test --test-reporter=dot", "node *"],
+    ["npm install --save-dev eslint@10", "npm install*"],
+    ["npm ci --omit=dev --no-audit", "npm ci*"],
     ["node --no-warnings --enable-source-maps scripts/check.js", "node *"],
     ["npx vitest run --reporter=dot", "npx vitest *"],
     ["npm test -- --reporter=dot src/a.test.ts", "npm test*"],

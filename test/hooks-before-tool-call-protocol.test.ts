@@ -225,6 +225,15 @@ describe("before_tool_call command hooks", () => {
     expect(lines).toEqual(["write", "dir/my file.js", "", ""]);
   });
 
+  test("vars and env values that start with `-` cannot be read as options either", async () => {
+    const task = parseTask(
+      "model: anthropic:claude-sonnet-4-5\nprompt: go\ntools: [read]\nhooks:\n  before_stop:\n    - run: printf '%s\\n' {{ vars.v }} {{ env.E }} -- ok\n",
+      path.join(workspace, "task.yml"),
+      { vars: { v: "--fix" }, env: { E: "-rf /" } },
+    );
+    expect(task.spec.hooks.beforeStop[0]!.run.parts).toEqual(["printf '%s\\n' ./--fix './-rf /' -- ok"]);
+  });
+
   test("a substituted value that starts with `-` cannot be read as an option", async () => {
     const { call, events } = hooksFor(
       `    - run: printf '%s\\n' {{ tool.path }} {{ tool.command }} > options.txt\n`,

@@ -68,11 +68,25 @@ export async function checkCommand(
   try {
     const loaded = await loadSyntax();
     const workspace = path.resolve(context.workspace ?? process.cwd());
-    // Any `cd` (or pushd, popd) anywhere, in code run by `eval` too, makes relative paths unknown.
-    const cwdKnown = !/(^|[^A-Za-z0-9_-])(cd|pushd|popd)($|[^A-Za-z0-9_-])/.test(command);
-    const env = createJudgeEnv(workspace, cwdKnown, (code) => parseScript(loaded, code).calls);
-    const judge = new Judge(policy, env, (code) => parseScript(loaded, code));
-    const judged = judge.script(command, [], 0);
+    const parse = (code: string) => parseScript(loaded, code);
+    // A command that changes folder (`cd`, `pushd`, `popd`, anywhere: in `eval` code, behind
+    // `builtin`) makes relative paths unknown; judged again so package scripts are not read either.
+    let cwdKnown = true;
+    let judge = new Judge(
+      policy,
+      createJudgeEnv(workspace, true, (code) => parse(code).calls),
+      parse,
+    );
+    let judged = judge.script(command, [], 0);
+    if (judge.changesFolder) {
+      cwdKnown = false;
+      judge = new Judge(
+        policy,
+        createJudgeEnv(workspace, false, (code) => parse(code).calls),
+        parse,
+      );
+      judged = judge.script(command, [], 0);
+    }
     if (judged.outcome.kind === "denied" || judged.outcome.kind === "unjudgeable") {
       return { allowed: false, reason: judged.outcome.reason };
     }
@@ -93,6 +107,8 @@ export async function checkCommand(
 }
 
 class Judge {
+  /** Set once a judged command changes folder. */
+  changesFolder = false;
   private readonly policy: CommandPolicy;
   private readonly env: JudgeEnv;
   private readonly parse: (code: string) => ParsedScript;
@@ -158,6 +174,7 @@ class Judge {
       return { ...judged, outcome: unjudgeable(`\`${text}\`: the command name is not a literal word`) };
     }
     const program = basename(name.text);
+    if (program === "cd" || program === "pushd" || program === "popd") this.changesFolder = true;
     const analysis = analyzerFor(program)?.({ name: program, call, env: this.env }) ?? emptyAnalysis();
     const rest = call.words.slice(1).map((word) => word.text);
     const bare = [name.text, ...rest].join(" ");

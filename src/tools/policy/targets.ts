@@ -80,7 +80,7 @@ async function judgeTarget(
   if (!path.isAbsolute(word.text) && !context.cwdKnown) {
     return `${describe(target)}: a relative path after the command changes folder (\`cd\`) cannot be judged; use a path from the workspace root`;
   }
-  const paths = word.glob ? await expandGlob(word.text, context.workspace) : [word.text];
+  const paths = word.paths ?? (word.glob ? await expandGlob(word.text, context.workspace) : [word.text]);
   for (const candidate of paths) {
     let resolved: ResolvedPath;
     try {

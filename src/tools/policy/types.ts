@@ -38,6 +38,8 @@ export interface Word {
    * stdin, a `{}` it fills in): no pattern can name it.
    */
   hidden?: boolean;
+  /** The paths it stands for when it runs, for a path it writes (the `{}` of `find -exec`). */
+  paths?: string[];
 }
 
 /** A simple command: its leading `NAME=value` assignments and its words. */

@@ -7,8 +7,10 @@
  * files (`--redirect-warnings`, `--report-dir`). A script read from stdin (`-`) is risky too.
  * `python -m <module>` runs that module as a program, judged like it (pytest, pip).
  */
+
+import { basename } from "node:path";
 import { type OptionTable, scanOptions } from "../options.ts";
-import { emptyAnalysis, isDynamic } from "../types.ts";
+import { emptyAnalysis, isDynamic, syntheticWord } from "../types.ts";
 import { innerCall, type ProgramAnalyzer } from "./program.ts";
 
 const CODE = "runs the code it is given";
@@ -70,7 +72,10 @@ const NODE: OptionTable = {
     "redirect-warnings": "writes to the file it names",
     "openssl-config": "loads an OpenSSL configuration, which can load any engine library",
     "experimental-config-file": "reads Node.js options from a file",
+    "test-reporter": "loads the reporter module it names unless it is built in",
+    "test-reporter-destination": "writes the report to the file it names",
   },
+  safeValues: { "test-reporter": ["spec", "tap", "dot", "junit", "lcov"] },
   onlyHarmless: {
     names: [
       "v",
@@ -116,6 +121,18 @@ const NODE: OptionTable = {
       "input-type",
       "abort-on-uncaught-exception",
       "tsconfig",
+      // The test runner and watch mode run the project's own files, like a script does.
+      "test",
+      "test-name-pattern",
+      "test-skip-pattern",
+      "test-only",
+      "test-concurrency",
+      "test-timeout",
+      "test-force-exit",
+      "test-update-snapshots",
+      "experimental-test-coverage",
+      "test-reporter",
+      "watch",
     ],
     why: "is not one of the few Node.js options known to be harmless (others run code, `--import`, or write files, `--redirect-warnings`)",
   },
@@ -212,6 +229,22 @@ const SCRIPTING: Record<string, OptionTable> = {
   },
 };
 
+/** Scripts node runs that are programs this policy knows (`node node_modules/eslint/bin/eslint.js`). */
+const KNOWN_SCRIPTS: Record<string, string> = {
+  eslint: "eslint",
+  prettier: "prettier",
+  vitest: "vitest",
+  jest: "jest",
+  mocha: "mocha",
+  _mocha: "mocha",
+  tsc: "tsc",
+  stylelint: "stylelint",
+  "npm-cli": "npm",
+  "npx-cli": "npx",
+  pnpm: "pnpm",
+  yarn: "yarn",
+};
+
 /** node, tsx, ts-node: node's options, then the script and its arguments. */
 export const analyzeNode: ProgramAnalyzer = ({ call, name }) => {
   const analysis = emptyAnalysis();
@@ -220,6 +253,14 @@ export const analyzeNode: ProgramAnalyzer = ({ call, name }) => {
   const script = call.words[scan.next];
   if (script && !isDynamic(script) && script.text === "-") {
     analysis.risks.push({ word: script, chars: 1, why: "makes it read the program from stdin" });
+  }
+  const program =
+    script && !isDynamic(script) && KNOWN_SCRIPTS[basename(script.text).replace(/\.[cm]?js$/, "")];
+  if (program) {
+    analysis.inner.push({
+      call: innerCall(call, [syntheticWord(program), ...call.words.slice(scan.next + 1)]),
+      mode: "within",
+    });
   }
   return analysis;
 };

@@ -185,6 +185,9 @@ const TOOLS: Record<string, JsTool> = {
   },
 };
 
+// eslint_d is eslint kept running in the background: the same options.
+TOOLS.eslint_d = TOOLS.eslint!;
+
 export const JS_TOOLS = Object.keys(TOOLS);
 
 export const analyzeJsTool = toolAnalyzer(TOOLS);

@@ -62,6 +62,30 @@ const HARMLESS = [
   "no-bail",
   "frozen-lockfile",
   "immutable",
+  // install, ls, outdated, audit, version
+  "save",
+  "S",
+  "save-dev",
+  "D",
+  "save-exact",
+  "E",
+  "save-optional",
+  "O",
+  "save-peer",
+  "no-save",
+  "legacy-peer-deps",
+  "strict-peer-deps",
+  "force",
+  "omit",
+  "include",
+  "production",
+  "package-lock-only",
+  "no-package-lock",
+  "prefer-dedupe",
+  "all",
+  "depth",
+  "audit-level",
+  "no-git-tag-version",
 ];
 
 const RISKY: Record<string, string> = {
@@ -85,6 +109,10 @@ const RISKY: Record<string, string> = {
 
 const VALUES = [
   "loglevel",
+  "omit",
+  "include",
+  "depth",
+  "audit-level",
   "w",
   "workspace",
   "reporter",
