@@ -5,6 +5,10 @@
  * reached only through `import()` (the provider SDKs, the shell parser, the CLI's commands) go to
  * lazy chunks in dist/chunks/, parsed only when a run needs them.
  *
+ * Both entries import nothing statically but the Node version check (src/system/node-version.ts)
+ * and `import()` the rest after it: the entry files stay small and run on old Node, which then
+ * gets one line and exit 2 instead of a crash inside a dependency (DESIGN §7).
+ *
  * dist/ is committed and checked in CI, so the output must be the same bytes on every build:
  * content hashes only (no timestamps), no absolute paths, no source maps.
  */
