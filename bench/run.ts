@@ -18,6 +18,7 @@ const SUITES: Suite[] = [
   { name: "e2e", script: "e2e/index.ts" },
   { name: "tools", script: "tools.ts" },
   { name: "patch", script: "patch.ts" },
+  { name: "spec", script: "spec.ts" },
   { name: "redact", script: "redact.ts" },
 ];
 

@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, type Node } from "yaml";
 import { z } from "zod";
+import { readInputFile } from "../system/read-input-file.ts";
+import { parseYaml } from "../system/yaml-input.ts";
 import { ProviderConfigError } from "./errors.ts";
 
 const usageSchema = z.strictObject({
@@ -69,16 +70,16 @@ export interface ReplaySession {
  * message starts with `file:line:col` of the offending node.
  */
 export function parseReplay(text: string, file = "<replay>"): ReplaySession {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const firstError = doc.errors[0];
-  if (firstError) {
-    const pos = lineCounter.linePos(firstError.pos[0]);
-    throw new ProviderConfigError("bad_replay_file", `invalid YAML: ${firstError.message.split("\n")[0]}`, {
+  const { doc, lineCounter, problems, value } = parseYaml(text);
+  const firstProblem = problems[0];
+  if (firstProblem) {
+    const pos = lineCounter.linePos(firstProblem.offset);
+    const prefix = firstProblem.kind === "syntax" ? "invalid YAML: " : "";
+    throw new ProviderConfigError("bad_replay_file", `${prefix}${firstProblem.message.split("\n")[0]}`, {
       location: { file, line: pos.line, column: pos.col },
     });
   }
-  const parsed = sessionSchema.safeParse(doc.toJS());
+  const parsed = sessionSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     let node = nodeAt(doc.contents, issue.path);
@@ -97,15 +98,24 @@ export function parseReplay(text: string, file = "<replay>"): ReplaySession {
   return { ...parsed.data, source: file };
 }
 
-/** Reads and parses a replay file; a missing file is a `ProviderConfigError` too. */
+/** Replay files larger than this are refused unread (a long recorded session is a few MB). */
+export const MAX_REPLAY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads and parses a replay file; a missing file, or one that is not a regular text file of at
+ * most `MAX_REPLAY_BYTES` (a FIFO, a device, a folder), is a `ProviderConfigError` too.
+ */
 export async function loadReplayFile(path: string): Promise<ReplaySession> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new ProviderConfigError("bad_replay_file", `cannot read replay file ${path}`, { cause: error });
+  const read = await readInputFile(path, { maxBytes: MAX_REPLAY_BYTES });
+  if (!read.ok) {
+    // With a position, the message starts with the file's name already.
+    const what = read.line === undefined ? `the replay file ${path}` : "the replay file";
+    throw new ProviderConfigError("bad_replay_file", `${what} ${read.message}`, {
+      ...(read.line !== undefined && { location: { file: path, line: read.line, column: read.column ?? 1 } }),
+      cause: read.cause,
+    });
   }
-  return parseReplay(text, path);
+  return parseReplay(read.text, path);
 }
 
 function nodeAt(root: unknown, path: PropertyKey[]): Node | undefined {

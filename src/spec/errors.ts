@@ -1,4 +1,5 @@
 import { AgentRunError } from "../core/errors.ts";
+import { showJsonString } from "./show-text.ts";
 
 /**
  * One problem in a task file. `line` and `column` are 1-based; both are 0 when the problem is not
@@ -44,26 +45,43 @@ export class SpecError extends AgentRunError {
   }
 }
 
+/** A problem's text is cut at this many characters. */
+const MAX_LINE_CHARS = 500;
+
+/** Problems shown at most by `formatSpecProblems`; a last line counts the rest. */
+export const MAX_SHOWN_PROBLEMS = 100;
+
 /**
  * Renders problems one per line, `file:line:col path: message (expected …) — did you mean …?`,
- * sorted by position. With `color`, positions are dimmed and the message is red (ANSI).
+ * sorted by position, at most `limit` of them (default `MAX_SHOWN_PROBLEMS`) and then one line
+ * saying how many more there are. With `color`, positions are dimmed and the message is red (ANSI).
  */
-export function formatSpecProblems(problems: SpecProblem[], options: { color?: boolean } = {}): string {
-  const sorted = [...problems].sort(
-    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column,
-  );
+export function formatSpecProblems(
+  problems: SpecProblem[],
+  options: { color?: boolean; limit?: number } = {},
+): string {
+  const sorted = sortProblems(problems);
+  const limit = options.limit ?? MAX_SHOWN_PROBLEMS;
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
-  return sorted
-    .map((problem) => {
-      const where =
-        problem.line > 0 ? `${problem.file}:${problem.line}:${problem.column}` : `${problem.file}:`;
-      const field = problem.path ? ` ${problem.path}:` : "";
-      let text = problem.message;
-      if (problem.expected) text += ` (expected ${problem.expected})`;
-      if (problem.suggestion) text += ` — did you mean ${problem.suggestion}?`;
-      return `${paint("2", where)}${field} ${paint("31", text)}`;
-    })
-    .join("\n");
+  const lines = sorted.slice(0, limit).map((problem) => {
+    const where = problem.line > 0 ? `${problem.file}:${problem.line}:${problem.column}` : `${problem.file}:`;
+    const field = problem.path ? ` ${problem.path}:` : "";
+    let text = problem.message;
+    if (problem.expected) text += ` (expected ${problem.expected})`;
+    if (problem.suggestion) text += ` — did you mean ${problem.suggestion}?`;
+    // A safety net for text quoted from the file that no message cut: one problem, one line.
+    text = text.replaceAll(/[\r\n]+/g, " ");
+    if (text.length > MAX_LINE_CHARS) text = `${text.slice(0, MAX_LINE_CHARS)}…`;
+    return `${paint("2", where)}${field} ${paint("31", text)}`;
+  });
+  const rest = sorted.length - lines.length;
+  if (rest > 0) {
+    const first = sorted[0]!;
+    lines.push(
+      `${first.file}: ${rest.toLocaleString("en-US")} more problem${rest === 1 ? "" : "s"} not shown`,
+    );
+  }
+  return lines.join("\n");
 }
 
 /** Renders a path of keys and indices the way users write it: `hooks.before_stop[0].run`. */
@@ -71,6 +89,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const key of path) {
     if (typeof key === "number") out += `[${key}]`;
+    else if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S}]{1,60}$/u.test(String(key)))
+      out += `[${showJsonString(String(key))}]`;
     else out += out ? `.${String(key)}` : String(key);
   }
   return out;
@@ -78,5 +98,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** A sorted copy: by file, then line, then column. */
 export function sortProblems(problems: readonly SpecProblem[]): SpecProblem[] {
-  return [...problems].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+  // Not localeCompare: it costs a microsecond a call, seconds for 100,000 problems.
+  const byFile = (a: string, b: string) => (a === b ? 0 : a < b ? -1 : 1);
+  return [...problems].sort((a, b) => byFile(a.file, b.file) || a.line - b.line || a.column - b.column);
 }

@@ -3,13 +3,17 @@ import type { Model } from "../core/types.ts";
 import { KNOWN_PROVIDERS, parseModelRef } from "../providers/model-ref.ts";
 import { parseDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
-import { positionAt, positionInNode, type SourceMap } from "./positions.ts";
+import { createPieceLocator, type Position, positionAt, type SourceMap } from "./positions.ts";
 import type { RawMatch, RawModel } from "./schema.ts";
+import { showText } from "./show-text.ts";
 import { closest } from "./suggest.ts";
 import { parseTemplate, renderTemplate, type TemplateNamespace, type TemplateRef } from "./template.ts";
 import type { CommandTemplate, HookMatch } from "./types.ts";
 
 export type Path = PropertyKey[];
+
+/** Undefined variables that get a "did you mean" (each search compares with every variable). */
+const SUGGESTION_BUDGET = 100;
 
 /** Where a value came from, to position its problems: a spec field, or a command-line flag. */
 export type Origin = { path: Path } | { flag: string };
@@ -39,13 +43,27 @@ export function createFieldChecks(
     }
   };
 
-  const resolve = (ref: TemplateRef, origin: Origin, occurrence: number): string | undefined => {
+  // Suggestions for undefined variables compare with every defined one: a file with thousands of
+  // undefined references gets them for the first SUGGESTION_BUDGET only, so it stays linear.
+  let varNames: string[] | undefined;
+  let suggestions = 0;
+  const suggestVar = (name: string): string | undefined => {
+    if (suggestions++ >= SUGGESTION_BUDGET) return undefined;
+    varNames ??= Object.keys(vars);
+    return closest(name, varNames);
+  };
+
+  const resolve = (
+    ref: TemplateRef,
+    origin: Origin,
+    locate: (index: number) => Position,
+  ): string | undefined => {
     const where = (message: string, extra: Partial<SpecProblem>) => {
       if ("flag" in origin) report(origin, message, extra);
       else {
         problems.push({
           file: map.file,
-          ...positionInNode(map, origin.path, ref.raw, occurrence),
+          ...locate(ref.index),
           path: formatPath(origin.path),
           message,
           ...extra,
@@ -54,9 +72,9 @@ export function createFieldChecks(
     };
     if (ref.ns === "vars") {
       if (Object.hasOwn(vars, ref.name)) return vars[ref.name];
-      const near = closest(ref.name, Object.keys(vars));
-      where(`undefined variable 'vars.${ref.name}'`, {
-        expected: `a variable defined under vars: or passed with --var ${ref.name}=VALUE`,
+      const near = suggestVar(ref.name);
+      where(`undefined variable ${showText(`vars.${ref.name}`)}`, {
+        expected: `a variable defined under vars: or passed with --var ${ref.name.length > 60 ? "NAME" : ref.name}=VALUE`,
         ...(near && { suggestion: `'vars.${near}'` }),
       });
       return undefined;
@@ -64,7 +82,7 @@ export function createFieldChecks(
     if (ref.ns === "env") {
       const value = env[ref.name];
       if (value !== undefined) return value;
-      where(`environment variable '${ref.name}' is not set`, {
+      where(`environment variable ${showText(ref.name)} is not set`, {
         expected: `${ref.name} set in the environment, or a vars: entry used instead`,
       });
       return undefined;
@@ -75,8 +93,11 @@ export function createFieldChecks(
   /** Templates a text field; `quote` for hook commands, where `{{ tool.* }}` stays for later. */
   const template = (text: string, origin: Origin, namespaces: TemplateNamespace[], quote: boolean) => {
     const parsed = parseTemplate(text, namespaces);
+    const locate = createPieceLocator(map, "flag" in origin ? [] : origin.path, [
+      ...parsed.issues,
+      ...parsed.parts.filter((part) => typeof part !== "string"),
+    ]);
     for (const issue of parsed.issues) {
-      const occurrence = countBefore(text, issue.raw, issue.index);
       const extra = {
         ...(issue.expected && { expected: issue.expected }),
         ...(issue.suggestion && { suggestion: issue.suggestion }),
@@ -85,7 +106,7 @@ export function createFieldChecks(
       else {
         problems.push({
           file: map.file,
-          ...positionInNode(map, origin.path, issue.raw, occurrence),
+          ...locate(issue.index),
           path: formatPath(origin.path),
           message: issue.message,
           ...extra,
@@ -98,10 +119,7 @@ export function createFieldChecks(
         parts.push(part);
         continue;
       }
-      const value =
-        typeof part === "string"
-          ? part
-          : (resolve(part, origin, countBefore(text, part.raw, part.index)) ?? "");
+      const value = typeof part === "string" ? part : (resolve(part, origin, locate) ?? "");
       const rendered =
         typeof part === "string" || !quote ? value : renderTemplate([part], () => value, { quote });
       const previous = parts.at(-1);
@@ -120,7 +138,7 @@ export function createFieldChecks(
       const near = closest(provider, KNOWN_PROVIDERS);
       const at =
         "flag" in origin || typeof value === "string" ? origin : { path: [...origin.path, "provider"] };
-      report(at, `unknown provider '${provider}'`, {
+      report(at, `unknown provider ${showText(provider)}`, {
         expected: `one of ${KNOWN_PROVIDERS.join(", ")}`,
         ...(near && { suggestion: `'${near}'` }),
       });
@@ -138,10 +156,13 @@ export function createFieldChecks(
     try {
       picomatch.makeRe(pattern, { strictBrackets: true });
     } catch (error) {
-      report({ path }, `bad glob '${pattern}': ${error instanceof Error ? error.message : String(error)}`);
+      report(
+        { path },
+        `bad glob ${showText(pattern)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (kind === "path" && (pattern.startsWith("/") || /^[A-Za-z]:[\\/]/.test(pattern))) {
-      report({ path }, `absolute glob '${pattern}' can never match`, {
+      report({ path }, `absolute glob ${showText(pattern)} can never match`, {
         expected: "a glob relative to the workspace, like src/**/*.ts",
         suggestion: `'${pattern.replace(/^\/+/, "")}'`,
       });
@@ -152,7 +173,9 @@ export function createFieldChecks(
     if (value === undefined) return fallback;
     const ms = parseDuration(value);
     if (ms === undefined)
-      report({ path }, `bad duration '${value}'`, { expected: "a duration above zero, like 120s" });
+      report({ path }, `bad duration ${showText(String(value))}`, {
+        expected: "a duration above zero, like 120s",
+      });
     return ms;
   };
 
@@ -172,11 +195,4 @@ export function createFieldChecks(
   };
 
   return { report, template, command, model, glob, duration, matchOf };
-}
-
-/** Occurrences of `needle` in `text` that start before `end`. */
-function countBefore(text: string, needle: string, end: number): number {
-  let count = 0;
-  for (let at = text.indexOf(needle); at >= 0 && at < end; at = text.indexOf(needle, at + 1)) count++;
-  return count;
 }

@@ -1,64 +1,63 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { readInputFile } from "../system/read-input-file.ts";
+import { parseYaml } from "../system/yaml-input.ts";
 import { SpecError, type SpecProblem } from "./errors.ts";
 import { normalizeSpec } from "./normalize.ts";
-import { positionOf, type SourceMap } from "./positions.ts";
+import { positionAt, positionOf, type SourceMap } from "./positions.ts";
 import { taskSchema } from "./schema.ts";
 import { closest } from "./suggest.ts";
 import type { LoadedTask, LoadTaskOptions } from "./types.ts";
 import { problemsFromIssues } from "./zod-issues.ts";
 
+/** Task files larger than this are refused unread: a spec is a few kilobytes. */
+export const MAX_SPEC_BYTES = 10 * 1024 * 1024;
+
 /**
  * Reads, parses, validates and templates a task file. Throws `SpecError` carrying every problem
- * (code `spec_not_found` when the file does not exist, `spec_unreadable` when it cannot be read,
- * `spec_invalid` otherwise). Problems name the file as given, so messages read like the command.
+ * (code `spec_not_found` when the file does not exist, `spec_unreadable` when it is not a regular
+ * UTF-8 text file of at most `MAX_SPEC_BYTES` or cannot be read, `spec_invalid` otherwise). Problems name the file as given, so messages read like the command.
  */
 export async function loadTask(file: string, options: LoadTaskOptions = {}): Promise<LoadedTask> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const notFound = (error as NodeJS.ErrnoException).code === "ENOENT";
-    const message = notFound
-      ? "task file not found"
-      : `cannot read the task file: ${(error as Error).message}`;
-    throw new SpecError(
-      notFound ? "spec_not_found" : "spec_unreadable",
-      [{ file, line: 0, column: 0, path: "", message }],
-      {
-        cause: error,
-      },
-    );
+  return (await loadTaskWithSource(file, options)).task;
+}
+
+/** `loadTask`, also returning the parsed file (for `checkTask`, so it is not parsed twice). */
+export async function loadTaskWithSource(
+  file: string,
+  options: LoadTaskOptions = {},
+): Promise<{ task: LoadedTask; source: SourceMap }> {
+  const read = await readInputFile(file, { maxBytes: MAX_SPEC_BYTES });
+  if (!read.ok) {
+    const message = read.problem === "not_found" ? "task file not found" : `the task file ${read.message}`;
+    const code =
+      read.problem === "not_found"
+        ? "spec_not_found"
+        : read.problem === "not_text"
+          ? "spec_invalid"
+          : "spec_unreadable";
+    throw new SpecError(code, [{ file, line: read.line ?? 0, column: read.column ?? 0, path: "", message }], {
+      cause: read.cause,
+    });
   }
-  return parseTask(text, file, options);
+  const { map, value, problems } = parseSpecSource(read.text, file);
+  return { task: taskFrom(map, value, problems, options), source: map };
 }
 
 /** Same as `loadTask`, from text already read; `file` names it in problems and sets `dir`. */
 export function parseTask(text: string, file: string, options: LoadTaskOptions = {}): LoadedTask {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const map: SourceMap = { file, source: text, doc, lineCounter };
+  const { map, value, problems } = parseSpecSource(text, file);
+  return taskFrom(map, value, problems, options);
+}
 
-  if (doc.errors.length > 0) {
-    // One syntax mistake often makes the parser complain several times on the same line.
-    const lines = new Set<number>();
-    const problems: SpecProblem[] = [];
-    for (const error of doc.errors) {
-      const position = positionOf(map, error.pos[0]);
-      if (lines.has(position.line)) continue;
-      lines.add(position.line);
-      problems.push({
-        file,
-        ...position,
-        path: "",
-        message: `YAML syntax error: ${yamlMessage(error.message)}`,
-      });
-    }
-    throw new SpecError("spec_invalid", problems);
-  }
+function taskFrom(
+  map: SourceMap,
+  value: unknown,
+  yamlProblems: SpecProblem[],
+  options: LoadTaskOptions,
+): LoadedTask {
+  const file = map.file;
+  if (yamlProblems.length > 0) throw new SpecError("spec_invalid", yamlProblems);
 
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
   if (value === null || value === undefined) {
     throw new SpecError("spec_invalid", [
       {
@@ -68,6 +67,19 @@ export function parseTask(text: string, file: string, options: LoadTaskOptions =
         path: "",
         message: "the task file is empty",
         expected: "a mapping with at least model and prompt",
+      },
+    ]);
+  }
+  // zod builds records with plain assignment, which drops this key without a word.
+  const vars = (value as { vars?: unknown }).vars;
+  if (typeof vars === "object" && vars !== null && Object.hasOwn(vars, "__proto__")) {
+    throw new SpecError("spec_invalid", [
+      {
+        file,
+        ...positionAt(map, ["vars", "__proto__"], { key: true }),
+        path: "vars.__proto__",
+        message: "bad name '__proto__'",
+        expected: "a name like my_var (letters, digits, _), other than __proto__",
       },
     ]);
   }
@@ -82,6 +94,29 @@ export function parseTask(text: string, file: string, options: LoadTaskOptions =
   const { spec, problems } = normalizeSpec(parsed.data, map, defaultName, options);
   if (!spec || problems.length > 0) throw new SpecError("spec_invalid", dedupe(problems));
   return { file: path.resolve(file), dir: path.dirname(path.resolve(file)), name: spec.name, spec };
+}
+
+/**
+ * Parses the text of a task file into its source map (for positions) and plain value, with the
+ * YAML problems as positioned spec problems (one per line: one mistake often makes the parser
+ * complain several times on the same line).
+ */
+export function parseSpecSource(
+  text: string,
+  file: string,
+): { map: SourceMap; value: unknown; problems: SpecProblem[] } {
+  const { doc, lineCounter, problems: found, value } = parseYaml(text);
+  const map: SourceMap = { file, source: text, doc, lineCounter };
+  const lines = new Set<number>();
+  const problems: SpecProblem[] = [];
+  for (const problem of found) {
+    const position = positionOf(map, problem.offset);
+    if (problem.kind === "syntax" && lines.has(position.line)) continue;
+    lines.add(position.line);
+    const prefix = problem.kind === "syntax" ? "YAML syntax error: " : "";
+    problems.push({ file, ...position, path: "", message: `${prefix}${problem.message}` });
+  }
+  return { map, value, problems };
 }
 
 /**
@@ -146,10 +181,6 @@ function problemsInValidSections(
       missing !== undefined && (broken.has(missing) || closest(missing, [...broken]) !== undefined);
     return !broken.has(section) && !misspelt && !undefinedVar;
   });
-}
-
-function yamlMessage(message: string): string {
-  return message.replace(/ at line \d+, column \d+[\s\S]*$/, "").trim();
 }
 
 function dedupe(problems: SpecProblem[]): SpecProblem[] {

@@ -4,6 +4,7 @@ import type { SpecProblem } from "./errors.ts";
 import { createFieldChecks, type Path } from "./field-checks.ts";
 import type { SourceMap } from "./positions.ts";
 import type { KnownToolName, RawTaskSpec } from "./schema.ts";
+import { showText } from "./show-text.ts";
 import { parseSize } from "./size.ts";
 import {
   DEFAULT_HOOK_TIMEOUT_MS,
@@ -37,8 +38,8 @@ export function normalizeSpec(
   );
   for (const [key, value] of Object.entries(raw.vars ?? {})) vars[key] = String(value);
   for (const [key, value] of Object.entries(options.vars ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) {
-      report({ flag: "--var" }, `bad variable name '${key}'`, {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || key === "__proto__") {
+      report({ flag: "--var" }, `bad variable name ${showText(key)}`, {
         expected: "a name like my_var (letters, digits, _)",
       });
     } else {
@@ -51,7 +52,7 @@ export function normalizeSpec(
   let thinking = typeof raw.model === "object" ? raw.model.thinking : undefined;
   if (options.modelOverride !== undefined) {
     if (!/^[a-z][a-z0-9-]*:\S+$/.test(options.modelOverride)) {
-      report({ flag: "--model" }, `bad model reference '${options.modelOverride}'`, {
+      report({ flag: "--model" }, `bad model reference ${showText(options.modelOverride)}`, {
         expected: '"provider:id"',
       });
     } else {

@@ -1,4 +1,15 @@
-import { type Document, isMap, isNode, isPair, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import {
+  type Document,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from "yaml";
 
 /** A parsed task file with what is needed to turn a field path into `line:col`. */
 export interface SourceMap {
@@ -34,9 +45,7 @@ export function nodeAt(
     const step = path[i];
     const last = i === path.length - 1;
     if (isMap(node)) {
-      const pair = node.items.find(
-        (item) => isPair(item) && isScalar(item.key) && String(item.key.value) === String(step),
-      );
+      const pair = pairsOf(node).get(String(step));
       if (!pair) return node;
       if (last && options.key && isNode(pair.key)) return pair.key;
       // `key:` with nothing after it has a null value node; point at the key then.
@@ -53,6 +62,24 @@ export function nodeAt(
   return isNode(node) ? node : undefined;
 }
 
+const pairIndex = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+/** A mapping's pairs by key, built once: a lookup per problem must not scan the mapping. */
+function pairsOf(node: YAMLMap): Map<string, Pair> {
+  let index = pairIndex.get(node);
+  if (!index) {
+    index = new Map();
+    for (const item of node.items) {
+      if (isPair(item) && isScalar(item.key)) {
+        const key = String(item.key.value);
+        if (!index.has(key)) index.set(key, item);
+      }
+    }
+    pairIndex.set(node, index);
+  }
+  return index;
+}
+
 /** The position of the node at `path` (see `nodeAt`); the start of the file when there is none. */
 export function positionAt(
   map: SourceMap,
@@ -64,21 +91,33 @@ export function positionAt(
 }
 
 /**
- * The position of the `occurrence`-th (0-based) appearance of `needle` inside the source text of
- * the node at `path`; the node's own position if it cannot be found (escaped quoted strings).
+ * Positions of pieces of a string value in the source: `pieces` are substrings of the value at
+ * known offsets (`index`), in any order; the returned function gives the position of the piece at
+ * a value offset. Pieces are found in the source text of the node at `path` in order, each after
+ * the one before, so the whole field costs one pass over its source. A piece the source does not
+ * hold verbatim (an escaped quoted string, a folded line) and every piece after it get the node's
+ * own position.
  */
-export function positionInNode(
+export function createPieceLocator(
   map: SourceMap,
   path: readonly PropertyKey[],
-  needle: string,
-  occurrence: number,
-): Position {
+  pieces: readonly { index: number; raw: string }[],
+): (index: number) => Position {
+  let offsets: Map<number, number> | undefined;
   const node = nodeAt(map, path);
   const [start, end] = node?.range ?? [0, map.source.length];
-  let at = start - 1;
-  for (let i = 0; i <= occurrence; i++) {
-    at = map.source.indexOf(needle, at + 1);
-    if (at < 0 || at >= end) return positionOf(map, start);
-  }
-  return positionOf(map, at);
+  return (index) => {
+    if (!offsets) {
+      offsets = new Map();
+      const source = map.source.slice(start, end);
+      let cursor = 0;
+      for (const piece of [...pieces].sort((a, b) => a.index - b.index)) {
+        const at = source.indexOf(piece.raw, cursor);
+        if (at < 0) break;
+        offsets.set(piece.index, start + at);
+        cursor = at + piece.raw.length;
+      }
+    }
+    return positionOf(map, offsets.get(index) ?? start);
+  };
 }

@@ -1,13 +1,15 @@
 import { constants } from "node:fs";
-import { access, readFile, stat } from "node:fs/promises";
+import { access, stat } from "node:fs/promises";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import { priceFor } from "../providers/pricing.ts";
 import { isSecretName } from "../system/env.ts";
+import { readInputFile } from "../system/read-input-file.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
+import { MAX_SPEC_BYTES, parseSpecSource } from "./load-task.ts";
 import { checkModels } from "./model-checks.ts";
 import { positionAt, type SourceMap } from "./positions.ts";
 import type { CommandTemplate, LoadedTask } from "./types.ts";
+import { refusedWorkspace, WORKSPACE_ADVICE } from "./workspace-rule.ts";
 
 export { describeTask } from "./describe-task.ts";
 
@@ -25,11 +27,13 @@ export interface CheckTaskOptions {
   env?: NodeJS.ProcessEnv;
   /** Today, for deprecation dates. Default: the current time. */
   now?: Date;
+  /** The task file as `loadTaskWithSource` parsed it; read and parsed again when absent. */
+  source?: SourceMap;
 }
 
 /**
  * Pre-flight checks that need the disk, run by `agent-run validate` after the spec itself is valid.
- * Errors: the workspace is missing; a hook command given as a path does not exist or is not
+ * Errors: the workspace is missing or no task's to own (workspace-rule.ts); a hook command given as a path does not exist or is not
  * executable. Warnings (traps that still run): a bare hook command not on PATH; a
  * before_tool_call script that can never block (no `exit 2`, no `"block"`); bash without a
  * timeout; a deny pattern an allow list makes unreachable; a hook rule matching only tools that
@@ -44,7 +48,7 @@ export async function checkTask(
   const errors: SpecProblem[] = [];
   const warnings: SpecProblem[] = [];
   const { spec } = task;
-  const map = await sourceMapOf(task);
+  const map = options.source ?? (await sourceMapOf(task));
   const at = (fieldPath: PropertyKey[]) =>
     map
       ? { file: map.file, ...positionAt(map, fieldPath), path: formatPath(fieldPath) }
@@ -53,11 +57,18 @@ export async function checkTask(
   const workspace = options.workspace ?? path.resolve(task.dir, spec.workdir);
 
   const info = await stat(workspace).catch(() => undefined);
+  const refused = info?.isDirectory() ? await refusedWorkspace(workspace, env) : undefined;
   if (!info?.isDirectory()) {
     errors.push({
       ...at(["workdir"]),
       message: `workspace ${workspace} is not a directory`,
       expected: "an existing directory",
+    });
+  } else if (refused) {
+    errors.push({
+      ...at(["workdir"]),
+      message: `workspace ${workspace} ${refused}`,
+      expected: WORKSPACE_ADVICE,
     });
   }
 
@@ -87,8 +98,10 @@ export async function checkTask(
         continue;
       }
       if (hook === "before_tool_call") {
-        const text = await readFile(file, "utf8").catch(() => "");
-        if (text && !text.includes("\u0000") && !/exit\s+2\b/.test(text) && !text.includes("block")) {
+        // A binary or a huge script is not read as a shell script.
+        const read = await readInputFile(file, { maxBytes: 1024 * 1024 });
+        const text = read.ok ? read.text : "";
+        if (text && !/exit\s+2\b/.test(text) && !text.includes("block")) {
           warnings.push({ ...where, ...neverBlocks(word) });
         }
       }
@@ -187,11 +200,10 @@ function neverBlocks(word: string): Pick<SpecProblem, "message" | "expected"> {
 
 async function sourceMapOf(task: LoadedTask): Promise<SourceMap | undefined> {
   if (!task.file) return undefined;
-  const source = await readFile(task.file, "utf8").catch(() => undefined);
-  if (source === undefined) return undefined;
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(source, { lineCounter });
-  return { file: path.relative(process.cwd(), task.file) || task.file, source, doc, lineCounter };
+  const read = await readInputFile(task.file, { maxBytes: MAX_SPEC_BYTES });
+  if (!read.ok) return undefined;
+  const { map } = parseSpecSource(read.text, path.relative(process.cwd(), task.file) || task.file);
+  return map;
 }
 
 /** The program a command starts with, after `VAR=value` assignments; undefined for an empty one. */

@@ -2,8 +2,9 @@ import type { z } from "zod";
 import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 import { suggestDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
-import { positionAt, type SourceMap } from "./positions.ts";
+import { nodeAt, positionAt, type SourceMap } from "./positions.ts";
 import { DURATION_PATTERN, KNOWN_TOOLS, MODEL_REF_PATTERN, SIZE_PATTERN } from "./schema.ts";
+import { showJsonString, showText } from "./show-text.ts";
 import { suggestSize } from "./size.ts";
 import { closest } from "./suggest.ts";
 
@@ -22,13 +23,21 @@ export function problemsFromIssues(
 ): SpecProblem[] {
   const problems: SpecProblem[] = [];
   // A refinement over an object that already has a more precise problem inside it adds noise.
-  const precise = issues.filter((issue) => issue.code !== "custom");
-  const within = (inner: Path, outer: Path) => outer.every((step, i) => inner[i] === step);
+  // Every path that holds a precise issue, as a key, so the check is one lookup per issue.
+  const holders = new Set<string>();
   for (const issue of issues) {
-    if (issue.code === "custom" && precise.some((other) => within(other.path, issue.path))) continue;
+    if (issue.code === "custom") continue;
+    for (let i = 0; i <= issue.path.length; i++) holders.add(pathKey(issue.path.slice(0, i)));
+  }
+  for (const issue of issues) {
+    if (issue.code === "custom" && holders.has(pathKey(issue.path))) continue;
     collect(issue, [], value, schema, map, problems);
   }
   return problems;
+}
+
+function pathKey(path: readonly PropertyKey[]): string {
+  return path.map((step) => `${typeof step === "number" ? "#" : "."}${String(step)}`).join("\u0000");
 }
 
 function collect(
@@ -64,7 +73,7 @@ function collect(
         const suggestion = closest(key, known);
         out.push({
           ...at([...path, key], true),
-          message: isToolEntry ? `unknown tool '${key}'` : `unknown field '${key}'`,
+          message: isToolEntry ? `unknown tool ${showText(key)}` : `unknown field ${showText(key)}`,
           ...(known.length > 0 && { expected: `one of ${known.join(", ")}` }),
           ...(suggestion && { suggestion: `'${suggestion}'` }),
         });
@@ -82,7 +91,11 @@ function collect(
         return;
       }
       const suggestion =
-        issue.expected === "number" || issue.expected === "int" ? numberFrom(value) : undefined;
+        issue.expected === "number" || issue.expected === "int"
+          ? numberFrom(value)
+          : issue.expected === "string"
+            ? quotedTemplate(map, path)
+            : undefined;
       const expected = issue.expected === "number" && isIntegerAt(schema, path) ? "int" : issue.expected;
       out.push({
         ...at(path),
@@ -160,7 +173,7 @@ function collect(
     case "invalid_key": {
       out.push({
         ...at(path),
-        message: `bad name ${describeShort(path.at(-1))}`,
+        message: `bad name ${describeShort(String(path.at(-1)))}`,
         expected: "a name like my_var (letters, digits, _)",
       });
       return;
@@ -252,6 +265,8 @@ function article(expected: string): string {
     int: "an integer",
     boolean: "true or false",
     object: "a mapping (key: value)",
+    record: "a mapping (key: value)",
+    map: "a mapping (key: value)",
     array: "a list",
     null: "nothing",
   };
@@ -262,19 +277,30 @@ function article(expected: string): string {
 export function describe(value: unknown): string {
   if (value === null || value === undefined) return "nothing";
   if (Array.isArray(value)) return "a list";
+  if (value instanceof Uint8Array) return "binary data (!!binary)";
+  if (value instanceof Map) return "a mapping";
+  if (value instanceof Set) return "a set (!!set)";
   if (typeof value === "object") return "a mapping";
-  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "string") return `the string ${showJsonString(value)}`;
   return `the ${typeof value} ${String(value)}`;
 }
 
 function describeShort(value: unknown): string {
-  return typeof value === "string" ? `'${value}'` : describe(value);
+  return typeof value === "string" ? showText(value) : describe(value);
 }
 
 function numberFrom(value: unknown): string | undefined {
   if (typeof value !== "string") return undefined;
   const cleaned = value.replace(/^\s*\$\s*|\s*(usd|USD)\s*$/g, "").trim();
   return cleaned !== "" && Number.isFinite(Number(cleaned)) ? cleaned : undefined;
+}
+
+/** `prompt: {{ vars.x }}` is a YAML mapping; the user meant a string: suggest it quoted. */
+function quotedTemplate(map: SourceMap, path: Path): string | undefined {
+  const node = nodeAt(map, path);
+  const text = node?.range ? map.source.slice(node.range[0], node.range[1]).trim() : "";
+  if (!text.startsWith("{{") || text.includes("\n") || text.length > 200) return undefined;
+  return `"${text.replaceAll('"', '\\"')}" (in quotes)`;
 }
 
 function suggestModelRef(value: string): string | undefined {
