@@ -38,7 +38,7 @@ describe("the CLI as a child process", () => {
   });
 
   test.for([
-    [["--bogus"], "Unknown option '--bogus'"],
+    [["--bogus"], "unknown option '--bogus'"],
     [[], "missing the task file"],
     [["a.yml", "--max-turns", "zero"], "--max-turns expects a positive whole number, got 'zero'"],
     [["a.yml", "--var", "novalue"], "--var expects K=V, got 'novalue'"],

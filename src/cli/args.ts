@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AgentRunError } from "../core/errors.ts";
 import { EXAMPLE_MODEL, EXAMPLE_OPENAI_MODEL } from "../providers/model-ref.ts";
 import { parseDuration } from "../spec/duration.ts";
+import { closest } from "../spec/suggest.ts";
 
 export type CliCommand =
   | { kind: "help" }
@@ -65,16 +66,10 @@ Examples:
 
 /** Parses argv (without node and the script). Throws UsageError on a mistake. */
 export function parseCli(argv: string[]): CliCommand {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parse(argv);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-  const vars = parseVars(values.var ?? []);
+  const vars = parseVars(strings(values.var));
   const [first, second, ...rest] = positionals;
   if (first === "schema") {
     if (second !== undefined) throw new UsageError("'schema' takes no arguments");
@@ -87,48 +82,150 @@ export function parseCli(argv: string[]): CliCommand {
   }
   if (!first) throw new UsageError("missing the task file: agent-run <task.yml>");
   if (second !== undefined) throw new UsageError(`unexpected argument '${second}'`);
+  const text = (name: string) => string(values[name]);
   return {
     kind: "run",
     taskFile: first,
     vars,
-    json: values.json ?? false,
-    ...(values.model !== undefined && { model: values.model }),
-    ...(values.prompt !== undefined && { prompt: values.prompt }),
-    ...(values.cwd !== undefined && { cwd: values.cwd }),
-    ...(values.out !== undefined && { out: values.out }),
-    ...(values.replay !== undefined && { replay: values.replay }),
-    ...(values.record !== undefined && { record: values.record }),
-    ...(values["max-turns"] !== undefined && { maxTurns: positiveInt("--max-turns", values["max-turns"]) }),
-    ...(values["max-cost"] !== undefined && { maxCostUsd: positiveNumber("--max-cost", values["max-cost"]) }),
-    ...(values.timeout !== undefined && { timeoutMs: duration(values.timeout) }),
+    json: values.json === true,
+    ...optional("model", text("model")),
+    ...optional("prompt", text("prompt")),
+    ...optional("cwd", nonEmpty("--cwd", text("cwd"))),
+    ...optional("out", nonEmpty("--out", text("out"))),
+    ...optional("replay", nonEmpty("--replay", text("replay"))),
+    ...optional("record", nonEmpty("--record", text("record"))),
+    ...optional(
+      "maxTurns",
+      mapDefined(text("max-turns"), (t) => positiveInt("--max-turns", t)),
+    ),
+    ...optional(
+      "maxCostUsd",
+      mapDefined(text("max-cost"), (t) => positiveNumber("--max-cost", t)),
+    ),
+    ...optional("timeoutMs", mapDefined(text("timeout"), duration)),
   };
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
+const OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  model: { type: "string" },
+  prompt: { type: "string" },
+  var: { type: "string", multiple: true },
+  cwd: { type: "string" },
+  out: { type: "string" },
+  replay: { type: "string" },
+  record: { type: "string" },
+  json: { type: "boolean" },
+  "max-turns": { type: "string" },
+  "max-cost": { type: "string" },
+  timeout: { type: "string" },
+} as const satisfies Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
+
+type OptionName = keyof typeof OPTIONS;
+
+/**
+ * `parseArgs` without `strict`, then our own checks over its tokens, so each mistake has a plain
+ * message of ours (its own say "To specify an option argument starting with a dash use
+ * '--max-turns=-XYZ'" for `--max-turns -1`): unknown options (with a suggestion), a value missing
+ * or given to a flag that takes none, and a single-valued option given twice.
+ */
+function parse(argv: string[]): { values: Record<string, unknown>; positionals: string[] } {
+  // `--max-turns -1`: a value that looks like a negative number is the option's value, so that
+  // the number check can say what is wrong with it.
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (arg === "--") {
+      joined.push(...argv.slice(i));
+      break;
+    }
+    const option = /^--([a-z-]+)$/.exec(arg)?.[1];
+    if (option && isStringOption(option) && next !== undefined && /^-\.?\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  const { values, positionals, tokens } = parseArgs({
+    args: joined,
     allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-      model: { type: "string" },
-      prompt: { type: "string" },
-      var: { type: "string", multiple: true },
-      cwd: { type: "string" },
-      out: { type: "string" },
-      replay: { type: "string" },
-      record: { type: "string" },
-      json: { type: "boolean" },
-      "max-turns": { type: "string" },
-      "max-cost": { type: "string" },
-      timeout: { type: "string" },
-    },
+    strict: false,
+    tokens: true,
+    options: OPTIONS,
   });
+  const seen = new Map<string, string>();
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const name = token.name;
+    if (!Object.hasOwn(OPTIONS, name)) {
+      const known = Object.keys(OPTIONS).map((option) => `--${option}`);
+      const near = closest(token.rawName, known);
+      throw new UsageError(`unknown option '${token.rawName}'${near ? ` — did you mean '${near}'?` : ""}`);
+    }
+    const option = OPTIONS[name as OptionName];
+    if (option.type === "string" && token.value === undefined) {
+      throw new UsageError(`${token.rawName} needs a value: ${token.rawName} ${valueHint(name)}`);
+    }
+    if (option.type === "boolean" && token.value !== undefined) {
+      throw new UsageError(`${token.rawName} takes no value, got '${token.value}'`);
+    }
+    if (option.type === "string" && !("multiple" in option)) {
+      const before = seen.get(name);
+      if (before !== undefined && before !== token.value) {
+        throw new UsageError(`--${name} is given twice ('${before}' and '${token.value}'); give it once`);
+      }
+      seen.set(name, token.value ?? "");
+    }
+  }
+  return { values, positionals };
+}
+
+function isStringOption(name: string): boolean {
+  return Object.hasOwn(OPTIONS, name) && OPTIONS[name as OptionName].type === "string";
+}
+
+function valueHint(name: string): string {
+  const hints: Record<string, string> = {
+    model: "P:ID",
+    prompt: "TEXT",
+    var: "K=V",
+    cwd: "DIR",
+    out: "DIR",
+    replay: "FILE",
+    record: "FILE",
+    "max-turns": "N",
+    "max-cost": "USD",
+    timeout: "DUR",
+  };
+  return hints[name] ?? "VALUE";
+}
+
+function string(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+function mapDefined<T>(text: string | undefined, parse: (text: string) => T): T | undefined {
+  return text === undefined ? undefined : parse(text);
+}
+
+function nonEmpty(flag: string, text: string | undefined): string | undefined {
+  if (text !== undefined && text.trim() === "")
+    throw new UsageError(`${flag} needs a value, got an empty one`);
+  return text;
 }
 
 function parseVars(pairs: string[]): Record<string, string> {
-  const vars: Record<string, string> = {};
+  // No prototype: `--var __proto__=x` is a key like any other, which the spec check then refuses.
+  const vars: Record<string, string> = Object.create(null);
   for (const pair of pairs) {
     const eq = pair.indexOf("=");
     if (eq <= 0) throw new UsageError(`--var expects K=V, got '${pair}'`);
@@ -139,19 +236,21 @@ function parseVars(pairs: string[]): Record<string, string> {
 
 function positiveInt(flag: string, text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0)
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n <= 0)
     throw new UsageError(`${flag} expects a positive whole number, got '${text}'`);
   return n;
 }
 
 function positiveNumber(flag: string, text: string): number {
   const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} expects a positive number, got '${text}'`);
+  if (!/^\d+(\.\d+)?$|^\.\d+$/.test(text) || !Number.isFinite(n) || n <= 0)
+    throw new UsageError(`${flag} expects a positive number, got '${text}'`);
   return n;
 }
 
 function duration(text: string): number {
   const ms = parseDuration(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-  if (ms === undefined) throw new UsageError(`--timeout expects a duration like 90s or 20m, got '${text}'`);
+  if (ms === undefined || !Number.isFinite(ms))
+    throw new UsageError(`--timeout expects a duration like 90s or 20m, got '${text}'`);
   return ms;
 }

@@ -1,6 +1,5 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { errorText } from "../core/errors.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { createEventsWriter, createRedactor, OUTPUT_FILES } from "../output/index.ts";
@@ -13,6 +12,7 @@ import {
 import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { modelRunNotes } from "../spec/model-checks.ts";
 import { protectedPaths, TOOL_OUTPUT_DIR } from "./build-tools.ts";
+import { checkRunPaths } from "./check-run-paths.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
 import { RecordCollector } from "./record.ts";
@@ -20,12 +20,11 @@ import { redactRequests } from "./redact-requests.ts";
 import type { RunContext } from "./run-context.ts";
 import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 import type { RunEvent, RunTaskOptions } from "./types.ts";
-import { RunSetupError } from "./types.ts";
 
 /**
  * The prepare phase: everything that can be found wrong before anything runs. A bad spec, a
- * missing API key, a missing workspace, an unusable outputs dir or a required sandbox that cannot
- * start throw an `AgentRunError` of kind `usage` (exit 2) and leave nothing behind but what they
+ * missing API key, a bad replay file, a missing or refused workspace, an outputs dir or record
+ * file that cannot be written (check-run-paths.ts) or a required sandbox that cannot start throw an `AgentRunError` of kind `usage` (exit 2) and leave nothing behind but what they
  * clean up themselves. On return the events file is open and the run's timer is running.
  */
 export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
@@ -42,21 +41,12 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     env,
     ...(options.replay ? { replay: await loadReplayFile(options.replay) } : { models: taskModels(task) }),
   });
+  const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
+  const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
+  const paths = await checkRunPaths({ workspace, outDir, record: options.record, env });
   const recorder = options.record ? createRecorder(stream, options.record) : undefined;
   if (recorder) stream = recorder;
 
-  const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
-  const workspaceStat = await stat(workspace).catch(() => undefined);
-  if (!workspaceStat?.isDirectory()) {
-    throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
-  }
-  const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
-  if (outDir === workspace) {
-    throw new RunSetupError(
-      "outputs_dir_invalid",
-      `the outputs folder is the workspace itself (${outDir}); use a subfolder such as .agent-run`,
-    );
-  }
   // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
   // is written; see sandbox-setup.ts.
   let warn: (message: string) => void = () => {};
@@ -69,17 +59,10 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     trusted: options.trusted ?? true,
     // The run's events start after the set-up; until then there is nothing to tell.
     onWarning: (message) => warn(message),
+  }).catch(async (error: unknown) => {
+    await paths.undo();
+    throw error;
   });
-  try {
-    await mkdir(outDir, { recursive: true });
-  } catch (error) {
-    await sandbox.dispose();
-    throw new RunSetupError(
-      "outputs_dir_invalid",
-      `the outputs folder ${outDir} cannot be created: ${errorText(error)}`,
-      { cause: error },
-    );
-  }
   const outputs = {
     dir: outDir,
     patch: path.join(outDir, OUTPUT_FILES.patch),

@@ -95,7 +95,12 @@ export interface RunResult {
 export { EXIT } from "../core/errors.ts";
 
 /** Why a run could not start. */
-export type RunSetupErrorCode = "workspace_missing" | "sandbox_unavailable" | "outputs_dir_invalid";
+export type RunSetupErrorCode =
+  | "workspace_missing"
+  | "workspace_refused"
+  | "sandbox_unavailable"
+  | "outputs_dir_invalid"
+  | "record_path_invalid";
 
 /**
  * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage
