@@ -53,6 +53,10 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   const patchHadSecret = diff.patch !== "" && redactor.redact(diff.patch) !== diff.patch;
   const notes = [...ctx.notes];
   if (ctx.collector.usage.costUnknown) notes.push(unknownCostNote(spec));
+  // Which process cap held the commands: a fact for the summary, not a warning (when it is a weak
+  // one, the sandbox set-up made it a warning note too).
+  if (ctx.sandbox.capNote !== undefined && !notes.includes(ctx.sandbox.capNote))
+    notes.push(ctx.sandbox.capNote);
   if (patchHadSecret) {
     notes.push(
       "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",

@@ -13,16 +13,24 @@
  *   model controls, which such a task never has.
  * - `off`: never sandboxed; noted in the summary when commands run.
  * A task with neither file tools nor commands has nothing to sandbox: nothing is probed.
+ *
+ * Either way the commands run under the run's process cap (`caps.processes`, sandbox/process-cap.ts):
+ * every bwrap, or each unsandboxed command, is started through its launcher; a note says which
+ * cap applied.
  */
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
+  createProcessCap,
   createSandboxSession,
   detectSandbox,
   findGitCredentials,
+  launch,
   type PreparedSandbox,
+  type ProcessCap,
   prepareSandbox,
   RUNNER_COMMAND_FILES,
   sandboxEnv,
+  shellQuote,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
 import type { BashOperations, BashPrepare, FileOperations } from "../tools/index.ts";
@@ -38,8 +46,10 @@ export interface RunSandbox {
    * command (its file tools, if any, run race-safe in the runner's process).
    */
   state: "sandboxed" | "unsandboxed" | "none";
-  /** Lines for the summary's notes (why commands ran unsandboxed). */
+  /** Lines for the summary's notes (why commands ran unsandboxed), each also a warning. */
   notes: string[];
+  /** Which process cap held the commands, for the summary's notes (sandbox/process-cap.ts). */
+  capNote?: string;
   bashPrepare?: SandboxedBashPrepare;
   wrapHookCommand?: CommandWrapper;
   /** The file tools' operations inside the session; undefined: they run in the runner's process. */
@@ -91,11 +101,11 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
 
   if (spec.sandbox === "off") {
     if (!runsCommands) return none;
-    return {
-      ...none,
-      state: "unsandboxed",
-      notes: ["bash and command hooks ran without a sandbox (sandbox: off in the task spec)."],
-    };
+    return unsandboxed(
+      spec,
+      gitSecrets,
+      "bash and command hooks ran without a sandbox (sandbox: off in the task spec).",
+    );
   }
   const support = await detectSandbox({ env: input.env });
   if (!support.available) {
@@ -113,23 +123,31 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
         `the trigger is untrusted, so bash and command hooks must run in a sandbox (sandbox: auto), but ${why}`,
       );
     }
-    return {
-      ...none,
-      state: "unsandboxed",
-      notes: [`bash and command hooks ran without a sandbox (sandbox: auto, trusted trigger): ${why}.`],
-    };
+    return unsandboxed(
+      spec,
+      gitSecrets,
+      `bash and command hooks ran without a sandbox (sandbox: auto, trusted trigger): ${why}.`,
+    );
   }
 
-  const prepared = await prepareSandbox({
-    bwrapPath: support.bwrapPath,
-    workspace: input.workspace,
-    protectedGlobs: input.protectedGlobs,
-    network: spec.sandboxNetwork,
-    tmpfsBytes: { tmp: spec.caps.tmpBytes, devShm: spec.caps.devShmBytes, home: spec.caps.homeBytes },
-    env: input.env,
-  });
+  const cap = await createProcessCap({ limit: spec.caps.processes });
+  let prepared: PreparedSandbox;
+  try {
+    prepared = await prepareSandbox({
+      bwrapPath: support.bwrapPath,
+      workspace: input.workspace,
+      protectedGlobs: input.protectedGlobs,
+      network: spec.sandboxNetwork,
+      tmpfsBytes: { tmp: spec.caps.tmpBytes, devShm: spec.caps.devShmBytes, home: spec.caps.homeBytes },
+      ...(cap.launcher && { launcher: cap.launcher }),
+      env: input.env,
+    });
+  } catch (error) {
+    await cap.dispose();
+    throw error;
+  }
   const passThrough = spec.tools.find((tool) => tool.name === "bash")?.options.env ?? [];
-  const notes: string[] = [];
+  const notes: string[] = capWarnings(cap);
   // One bwrap for the run's bash commands and file tools (see sandbox/session.ts); if it cannot
   // start or dies, each command gets its own bwrap again, as `prepare` wrote it, and the file
   // tools a spare session: never no sandbox.
@@ -154,6 +172,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   return {
     state: "sandboxed",
     notes,
+    capNote: cap.note,
     gitSecrets: prepared.gitSecrets,
     bashPrepare,
     wrapHookCommand: (command) => prepared.wrapCommand(command),
@@ -161,7 +180,38 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     dispose: async () => {
       await session.dispose();
       await prepared.dispose();
+      await cap.dispose();
     },
+  };
+}
+
+/** A cap that does not hold well (RLIMIT_NPROC, none) is worth a warning too. */
+function capWarnings(cap: ProcessCap): string[] {
+  return cap.kind === "rlimit" || cap.kind === "none" ? [cap.note] : [];
+}
+
+/** Commands run as they are, each started under the run's process cap. */
+async function unsandboxed(spec: TaskSpec, gitSecrets: string[], why: string): Promise<RunSandbox> {
+  const cap: ProcessCap = await createProcessCap({ limit: spec.caps.processes });
+  const { launcher } = cap;
+  const base: RunSandbox = {
+    state: "unsandboxed",
+    notes: [why, ...capWarnings(cap)],
+    capNote: cap.note,
+    gitSecrets,
+    dispose: () => cap.dispose(),
+  };
+  if (!launcher) return base;
+  // The bash tool runs `bash -c <command>`: that bash execs the launcher, which execs bash with the
+  // script, so nothing of the command runs before it is under the cap.
+  const bashPrepare: SandboxedBashPrepare = (execution) => ({
+    ...execution,
+    command: `exec ${launcher.map(shellQuote).join(" ")} bash -c ${shellQuote(execution.command)}`,
+  });
+  return {
+    ...base,
+    bashPrepare,
+    wrapHookCommand: (command) => ({ ...command, ...launch(launcher, command.file, command.args) }),
   };
 }
 

@@ -58,6 +58,11 @@ export interface SandboxPolicy {
    * (`caps.tmp_size`, `caps.dev_shm_size`, `caps.home_size`). Default: 1 GiB each.
    */
   tmpfsBytes?: TmpfsSizes;
+  /**
+   * An argv prefix bubblewrap is started through, which puts itself under the run's process cap
+   * and execs bwrap (process-cap.ts). Default: none, bwrap is started as is.
+   */
+  launcher?: string[];
   /** The complete environment of the sandboxed command. */
   env: Record<string, string>;
 }
@@ -120,12 +125,27 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
 }
 
 /**
+ * The program and arguments that run `command` (argv) in `cwd` under `policy`: bwrap, started
+ * through the policy's `launcher` when it has one. What every bubblewrap of a run is started with.
+ */
+export function bubblewrapCommand(
+  policy: SandboxPolicy,
+  command: string[],
+  cwd: string,
+): { file: string; args: string[] } {
+  const args = bubblewrapArgs(policy, command, cwd);
+  const launcher = policy.launcher ?? [];
+  if (launcher.length === 0) return { file: policy.bwrapPath, args };
+  return { file: launcher[0]!, args: [...launcher.slice(1), policy.bwrapPath, ...args] };
+}
+
+/**
  * A bash script that replaces itself with bwrap running `bash -c <script>` under `policy`: what the
  * bash tool's `prepare` returns as its command, since that tool always runs `bash -c`.
  */
 export function sandboxedScript(policy: SandboxPolicy, script: string, cwd: string): string {
-  const argv = [policy.bwrapPath, ...bubblewrapArgs(policy, ["bash", "-c", script], cwd)];
-  return `exec ${argv.map(shellQuote).join(" ")}`;
+  const { file, args } = bubblewrapCommand(policy, ["bash", "-c", script], cwd);
+  return `exec ${[file, ...args].map(shellQuote).join(" ")}`;
 }
 
 /** Single-quotes a word for bash. */

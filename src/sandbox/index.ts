@@ -1,10 +1,12 @@
 export {
   bubblewrapArgs,
+  bubblewrapCommand,
   type SandboxPolicy,
   sandboxedScript,
   shellQuote,
   type TmpfsSizes,
 } from "./bubblewrap.ts";
+export { candidates, createPidsCgroup, type PidsCgroup } from "./cgroup.ts";
 export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
 export { SANDBOX_ENV_ALLOWLIST, sandboxEnv } from "./env-allowlist.ts";
 export { createFrameReader, encodeFrame, type FrameLimits } from "./frames.ts";
@@ -17,6 +19,7 @@ export {
   RUNNER_COMMAND_FILES,
   type WrappableCommand,
 } from "./prepare.ts";
+export { createProcessCap, launch, type ProcessCap, type ProcessCapOptions } from "./process-cap.ts";
 export {
   createSandboxSession,
   type SandboxSession,

@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, realpath, rm, rmdir, stat, writeFile } from "node:fs/pr
 import os from "node:os";
 import path from "node:path";
 import {
-  bubblewrapArgs,
+  bubblewrapCommand,
   isInside,
   type SandboxPolicy,
   sandboxedScript,
@@ -36,6 +36,8 @@ export interface PrepareSandboxOptions {
   network?: boolean;
   /** Sizes of `/tmp`, `/dev/shm` and `$HOME` in bytes. Default: 1 GiB each (see bubblewrap.ts). */
   tmpfsBytes?: TmpfsSizes;
+  /** The run's process-cap launcher every bwrap is started through (process-cap.ts). Default: none. */
+  launcher?: string[];
   /** The runner's environment (for HOME and the command files). */
   env: Record<string, string | undefined>;
 }
@@ -117,6 +119,7 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     reveal: await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide]),
     network: options.network ?? false,
     ...(options.tmpfsBytes && { tmpfsBytes: options.tmpfsBytes }),
+    ...(options.launcher && { launcher: options.launcher }),
   };
   const full = (commandEnv: Record<string, string>, passThrough?: readonly string[]): SandboxPolicy => ({
     ...policy,
@@ -131,8 +134,7 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     wrapCommand: (command, passThrough) => {
       const inner = full(command.env, passThrough);
       return {
-        file: options.bwrapPath,
-        args: bubblewrapArgs(inner, [command.file, ...command.args], command.cwd),
+        ...bubblewrapCommand(inner, [command.file, ...command.args], command.cwd),
         cwd: command.cwd,
         env: inner.env,
       };

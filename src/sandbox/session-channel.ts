@@ -9,7 +9,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
-import { bubblewrapArgs, isInside, type SandboxPolicy } from "./bubblewrap.ts";
+import { bubblewrapCommand, isInside, type SandboxPolicy } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
 
@@ -124,8 +124,13 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
           writable: writable ? [writable] : [],
           env: options.serverEnv,
         };
-        const args = bubblewrapArgs(policy, [nodePath, "-e", EXEC_SERVER_SOURCE], options.policy.workspace);
-        const server = spawn(options.policy.bwrapPath, args, {
+        // Through the policy's launcher, which puts it under the run's process cap first.
+        const bwrap = bubblewrapCommand(
+          policy,
+          [nodePath, "-e", EXEC_SERVER_SOURCE],
+          options.policy.workspace,
+        );
+        const server = spawn(bwrap.file, bwrap.args, {
           cwd: options.policy.workspace,
           env: options.serverEnv,
           stdio: ["pipe", "pipe", "pipe"],

@@ -18,7 +18,7 @@ export interface CliResult {
 /** Runs the bundled CLI as a child process, as users run it. */
 export function startCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number } = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? ROOT,
@@ -30,6 +30,8 @@ export function startCli(
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    // As another user (a root test checking what a non-root runner gets).
+    ...(options.uid !== undefined && { uid: options.uid, gid: options.uid }),
   });
   let stdout = "";
   let stderr = "";

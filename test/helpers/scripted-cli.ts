@@ -33,6 +33,8 @@ export async function runScriptedCli(
   turns: ScriptTurn[],
   options: {
     env?: NodeJS.ProcessEnv;
+    /** Run the CLI as this uid (and gid). */
+    asUser?: number;
     whileRunning?: (pid: number, exited: AbortSignal) => Promise<void>;
   } = {},
 ): Promise<ScriptedCliRun> {
@@ -42,6 +44,7 @@ export async function runScriptedCli(
   const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", replay], {
     cwd: dir,
     ...(options.env && { env: options.env }),
+    ...(options.asUser !== undefined && { uid: options.asUser }),
   });
   const exited = new AbortController();
   const watching = options.whileRunning?.(child.pid ?? 0, exited.signal);
