@@ -285,6 +285,7 @@ describe("options that make an allowed program run other code or write elsewhere
     ["git diff --ext-diff", "`--ext-diff` runs an external diff program"],
     ["git diff *", "`*` expands to file names when it runs"],
     ["git diff -- $(ls)", "`ls` is not in the allow list"],
+    ["git diff $(git merge-base origin/main HEAD)", "put `--end-of-options` or `--` before it"],
   ])("refuses %s under the brief's allow list", async ([command, reason]) => {
     expect(await refusal(command!, brief)).toContain(reason);
   });
@@ -341,6 +342,8 @@ describe("options that make an allowed program run other code or write elsewhere
     "git diff",
     "git diff --stat HEAD~1 -- src",
     "git diff --no-ext-diff --name-only",
+    "git diff origin/main...HEAD",
+    "git diff --stat --end-of-options \"$BASE\"",
   ])("still allows %s under the brief's allow list", async (command) => {
     expect(await checkCommand(command, brief, context())).toEqual({ allowed: true });
   });

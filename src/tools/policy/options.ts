@@ -33,6 +33,8 @@ export interface OptionTable {
   stopAtOperand?: boolean;
   /** Options whose value ends the options (python's `-c` and `-m`): reading stops after it. */
   stopAfter?: readonly string[];
+  /** Words that end the options besides `--` (git's `--end-of-options`). */
+  endOfOptions?: readonly string[];
 }
 
 export interface ScannedOption {
@@ -62,7 +64,7 @@ export function scanOptions(words: readonly Word[], start: number, table: Option
       scan.operands.push(word);
       continue;
     }
-    if (!isDynamic(word) && word.text === "--") {
+    if (!isDynamic(word) && (word.text === "--" || table.endOfOptions?.includes(word.text))) {
       scan.dashDash = true;
       if (table.stopAtOperand) {
         scan.next = i + 1;
@@ -71,7 +73,7 @@ export function scanOptions(words: readonly Word[], start: number, table: Option
       continue;
     }
     if (isDynamic(word)) {
-      scan.risks.push({ word, chars: word.text.length, why: dynamicWhy(word, table.program) });
+      scan.risks.push({ word, chars: word.text.length, why: dynamicWhy(word, table) });
     } else if (isOptionWord(word)) {
       i = readOption(words, i, table, normalize, scan);
       const last = scan.options.at(-1);
@@ -181,11 +183,14 @@ function judgeName(
 }
 
 /** Why a word only known at run time is risky where an option of `program` could stand. */
-export function dynamicWhy(word: Word, program: string): string {
-  if (word.hidden)
-    return `is read when it runs (from stdin or a file) and could be an option of ${program}; put \`--\` before it`;
-  if (word.globAtStart || word.brace) {
-    return `expands to file names when it runs, and a file named like an option (\`--config=x\`) would become one of ${program}; write \`./${word.text}\`, or put \`--\` before it`;
+export function dynamicWhy(word: Word, table: OptionTable): string {
+  const program = table.program;
+  const end = [...(table.endOfOptions ?? []), "--"].map((marker) => `\`${marker}\``).join(" or ");
+  if (word.hidden) {
+    return `is read when it runs (from stdin or a file) and could be an option of ${program}; put ${end} before it`;
   }
-  return `is only known when it runs and could become an option of ${program}; put \`--\` before it`;
+  if (word.globAtStart || word.brace) {
+    return `expands to file names when it runs, and a file named like an option (\`--config=x\`) would become one of ${program}; write \`./${word.text}\`, or put ${end} before it`;
+  }
+  return `is only known when it runs and could become an option of ${program}; put ${end} before it`;
 }

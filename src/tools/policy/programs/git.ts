@@ -145,7 +145,12 @@ export const analyzeGit: ProgramAnalyzer = ({ call }) => {
   if (runs !== undefined) analysis.risks.push({ ...whole, why: runs });
   const risky = SUBCOMMAND_RISKS[name];
   if (risky !== undefined) {
-    const scan = scanOptions(words, global.next + 1, { program: `git ${name}`, risky, abbreviations: true });
+    const scan = scanOptions(words, global.next + 1, {
+      program: `git ${name}`,
+      risky,
+      abbreviations: true,
+      endOfOptions: ["--end-of-options"],
+    });
     // A word only known at run time (`$X`, a glob such as `*` that matches a file named
     // `--output=x`) could be one of these options, so it counts as one.
     analysis.risks.push(...scan.risks);
