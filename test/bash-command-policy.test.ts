@@ -343,7 +343,7 @@ describe("options that make an allowed program run other code or write elsewhere
     "git diff --stat HEAD~1 -- src",
     "git diff --no-ext-diff --name-only",
     "git diff origin/main...HEAD",
-    "git diff --stat --end-of-options \"$BASE\"",
+    'git diff --stat --end-of-options "$BASE"',
   ])("still allows %s under the brief's allow list", async (command) => {
     expect(await checkCommand(command, brief, context())).toEqual({ allowed: true });
   });
