@@ -2,11 +2,11 @@
  * The `::error::` annotation of a failed run: pointed at the task spec's `before_stop` hooks for a
  * failed check, at its `limits` for a limit, at the spec error's position for a bad spec.
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { AnnotationProperties } from "@actions/core";
-import { isMap, LineCounter, parseDocument } from "yaml";
+import { isMap } from "yaml";
 import { exitCodeOf } from "../core/errors.ts";
+import { peekTaskDocument } from "../spec/spec-file.ts";
 import type { ActionRunResult } from "./runner-types.ts";
 
 export interface Annotation {
@@ -99,8 +99,9 @@ async function specPosition(
   if (taskFile === undefined) return {};
   const file = relativeTo(workspace, taskFile);
   try {
-    const lineCounter = new LineCounter();
-    const doc = parseDocument(await readFile(taskFile, "utf8"), { lineCounter });
+    const peeked = await peekTaskDocument(taskFile);
+    if (!peeked) return { file };
+    const { doc, lineCounter } = peeked;
     let node: unknown = doc.contents;
     let keyOffset: number | undefined;
     for (const key of keyPath) {

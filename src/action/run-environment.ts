@@ -13,8 +13,7 @@
  * - The provider keys given as inputs: handed over as `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`.
  * - Everything else stays in the process environment.
  */
-import { readFile } from "node:fs/promises";
-import { parseDocument } from "yaml";
+import { peekTaskDocument } from "../spec/spec-file.ts";
 import { isSecretName } from "../system/env.ts";
 import { type ActionInputs, DATA_INPUTS, inputVariable } from "./inputs.ts";
 
@@ -65,7 +64,7 @@ export function splitRunEnvironment(
 export async function readKeyEnvNames(taskFile: string | undefined): Promise<string[]> {
   if (taskFile === undefined) return [];
   try {
-    const spec = parseDocument(await readFile(taskFile, "utf8")).toJS() as unknown;
+    const spec = (await peekTaskDocument(taskFile))?.value;
     if (!isRecord(spec)) return [];
     const models: unknown[] = [spec.model];
     const hooks = isRecord(spec.hooks) ? spec.hooks : {};

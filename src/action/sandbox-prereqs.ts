@@ -8,7 +8,7 @@
  */
 import { access, readFile } from "node:fs/promises";
 import path from "node:path";
-import { parseDocument } from "yaml";
+import { peekTaskDocument } from "../spec/spec-file.ts";
 
 /** The AppArmor switch Ubuntu 24.04 uses to restrict unprivileged user namespaces. */
 export const APPARMOR_USERNS_SYSCTL = "kernel.apparmor_restrict_unprivileged_userns";
@@ -57,7 +57,7 @@ export interface PrereqNote {
 export async function readSandboxMode(taskFile: string | undefined): Promise<string | undefined> {
   if (taskFile === undefined) return undefined;
   try {
-    const mode = parseDocument(await readFile(taskFile, "utf8")).get("sandbox");
+    const mode = (await peekTaskDocument(taskFile))?.doc.get("sandbox");
     return typeof mode === "string" ? mode : undefined;
   } catch {
     return undefined;

@@ -58,7 +58,8 @@ export async function taskFromTrustedCommit(options: {
       message: `the task spec ${path.basename(taskFile)} does not exist at the trusted commit ${short}: a pull request cannot bring its own spec. Not running`,
     };
   }
-  const local = await readFile(taskFile).catch(() => undefined);
+  // Not a plain readFile: a FIFO would block it forever.
+  const local = await readFileIfRegular(taskFile).catch(() => undefined);
   let runFile = taskFile;
   const replaced = local === undefined || !local.equals(trusted);
   if (replaced) {

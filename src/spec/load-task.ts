@@ -5,12 +5,12 @@ import { SpecError, type SpecProblem } from "./errors.ts";
 import { normalizeSpec } from "./normalize.ts";
 import { positionAt, positionOf, type SourceMap } from "./positions.ts";
 import { taskSchema } from "./schema.ts";
+import { MAX_SPEC_BYTES } from "./spec-file.ts";
 import { closest } from "./suggest.ts";
 import type { LoadedTask, LoadTaskOptions } from "./types.ts";
 import { problemsFromIssues } from "./zod-issues.ts";
 
-/** Task files larger than this are refused unread: a spec is a few kilobytes. */
-export const MAX_SPEC_BYTES = 10 * 1024 * 1024;
+export { MAX_SPEC_BYTES };
 
 /**
  * Reads, parses, validates and templates a task file. Throws `SpecError` carrying every problem
