@@ -9,7 +9,7 @@
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseDocument } from "yaml";
+import { parseYaml } from "../system/yaml-input.ts";
 import { git } from "./checkout-trust.ts";
 
 export type TrustedSpec =
@@ -100,7 +100,8 @@ export async function taskFromTrustedCommit(options: {
 /** The spec's `workdir` as written; "." when absent or unreadable (the runner reports a bad spec). */
 export function specWorkdir(specText: string): string {
   try {
-    const workdir = parseDocument(specText).get("workdir");
+    // parseYaml, not parseDocument: linear on 100,000 keys, no alias expansion without a budget.
+    const workdir = parseYaml(specText).doc.get("workdir");
     return typeof workdir === "string" && workdir !== "" ? workdir : ".";
   } catch {
     return ".";
@@ -114,7 +115,7 @@ export function specWorkdir(specText: string): string {
 export function hookWords(specText: string): string[] {
   let doc: unknown;
   try {
-    doc = parseDocument(specText).toJS();
+    doc = parseYaml(specText).value;
   } catch {
     return [];
   }
