@@ -1,12 +1,24 @@
 /**
- * One measured case of bench/tools.ts, run in its own process: `node tools-child.(ts|mjs) MODE DIR [LINES]`.
- * Prints one JSON line. Peak memory is VmHWM from /proc/self/status: unlike getrusage's maxRSS,
- * it is not inherited from the parent across exec.
+ * One measured case of bench/tools.ts, run in its own process:
+ * `node tools-child.(ts|mjs) MODE DIR [ARG] [local|sandbox]`. Prints one JSON line. Peak memory is
+ * VmHWM from /proc/self/status: unlike getrusage's maxRSS, it is not inherited from the parent
+ * across exec. With `sandbox`, the file tools get the operations of a sandbox session on DIR (as a
+ * sandboxed run gives them); the session is started (one lookup) before the clock starts, and
+ * its start is reported as `startMs`.
  */
 import { readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { AgentContext, AgentTool, AgentToolResult } from "../src/core/types.ts";
-import { createBashTool, createEditTool, createReadTool } from "../src/tools/index.ts";
+import { createSandboxSession, detectSandbox, prepareSandbox, sandboxEnv } from "../src/sandbox/index.ts";
+import {
+  createBashTool,
+  createEditTool,
+  createFindTool,
+  createGrepTool,
+  createReadTool,
+  type FileOperations,
+  runProcess,
+} from "../src/tools/index.ts";
 
 const context: AgentContext = { systemPrompt: "", messages: [], tools: [] };
 const signal = new AbortController().signal;
@@ -27,7 +39,39 @@ function peakRssMb(): number {
   return match ? Math.round(Number(match[1]) / 1024) : Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
-const [mode, dir, linesArg] = process.argv.slice(2) as [string, string, string | undefined];
+const [mode, dir, linesArg, where] = process.argv.slice(2) as [string, string, string | undefined, string?];
+
+async function sandboxOperations(): Promise<{
+  operations: FileOperations;
+  startMs: number;
+  dispose(): Promise<void>;
+}> {
+  const support = await detectSandbox();
+  if (!support.available) throw new Error(`no sandbox: ${support.reason}`);
+  const prepared = await prepareSandbox({
+    bwrapPath: support.bwrapPath,
+    workspace: dir,
+    protectedGlobs: [],
+    env: process.env,
+  });
+  const session = createSandboxSession({
+    policy: prepared.policy,
+    serverEnv: sandboxEnv(process.env, { home: prepared.policy.home }),
+    fallback: runProcess,
+    onDown: (reason) => console.error(`session down: ${reason}`),
+  });
+  const operations = session.fileOperations(dir);
+  const t = performance.now();
+  await operations.lookup(".");
+  const startMs = Math.round(performance.now() - t);
+  const dispose = async () => {
+    await session.dispose();
+    await prepared.dispose();
+  };
+  return { operations, startMs, dispose };
+}
+const sandbox = where === "sandbox" ? await sandboxOperations() : undefined;
+const files = sandbox ? { operations: sandbox.operations } : {};
 const idle = peakRssMb();
 const started = performance.now();
 let extra: Record<string, unknown> = {};
@@ -37,19 +81,40 @@ if (mode === "seq") {
   extra = { resultBytes: textBytes(result), fullOutputBytes: full, totalBytes: result.details.totalBytes };
 } else if (mode === "read") {
   const lines = Number(linesArg);
-  const result = await call(createReadTool(dir), { path: "big.txt", offset: lines - 100 });
+  const result = await call(createReadTool(dir, files), { path: "big.txt", offset: lines - 100 });
   extra = {
     resultBytes: textBytes(result),
     shownLines: result.details.endLine! - result.details.startLine! + 1,
   };
 } else if (mode === "edit") {
-  const result = await call(createEditTool(dir), {
+  // "back" undoes "forward", so the same file serves both runs.
+  const [from, to] =
+    linesArg === "back"
+      ? ["MARKER LINE CHANGED", "MARKER LINE TO CHANGE"]
+      : ["MARKER LINE TO CHANGE", "MARKER LINE CHANGED"];
+  const result = await call(createEditTool(dir, files), {
     path: "mid.txt",
-    edits: [{ oldText: "MARKER LINE TO CHANGE", newText: "MARKER LINE CHANGED" }],
+    edits: [{ oldText: from, newText: to }],
   });
   extra = { firstChangedLine: result.details.firstChangedLine };
+} else if (mode === "grep") {
+  const result = await call(createGrepTool(dir, files), { pattern: linesArg ?? "needle", limit: 1000 });
+  extra = { matches: result.details.matches, filesSearched: result.details.filesSearched };
+} else if (mode === "find") {
+  const result = await call(createFindTool(dir, files), { pattern: "*.ts", limit: 100_000 });
+  extra = { found: result.details.count };
 } else {
   throw new Error(`unknown bench mode ${mode}`);
 }
 const ms = Math.round(performance.now() - started);
-console.log(JSON.stringify({ mode, ms, idleRssMb: idle, peakRssMb: peakRssMb(), ...extra }));
+await sandbox?.dispose();
+console.log(
+  JSON.stringify({
+    mode,
+    ms,
+    idleRssMb: idle,
+    peakRssMb: peakRssMb(),
+    ...(sandbox && { startMs: sandbox.startMs }),
+    ...extra,
+  }),
+);

@@ -7,12 +7,13 @@
  * the seq case is also run from the TypeScript sources, where Node's type stripping adds baseline.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, open, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import type { AgentContext } from "../src/core/types.ts";
+import { detectSandbox } from "../src/sandbox/index.ts";
 import { createBashTool } from "../src/tools/index.ts";
 
 const context: AgentContext = { systemPrompt: "", messages: [], tools: [] };
@@ -33,6 +34,29 @@ async function writeBigFile(path: string, bytes: number): Promise<number> {
     await handle.close();
   }
   return written / Buffer.byteLength(line);
+}
+
+/** A tree of `folders` × `perFolder` small TypeScript files (3 levels deep), one line in 1 of 500 holding "needle". */
+async function writeTree(root: string, folders: number, perFolder: number): Promise<number> {
+  let n = 0;
+  for (let f = 0; f < folders; f++) {
+    const folder = join(root, `pkg${f % 20}`, `mod${Math.floor(f / 20)}`);
+    await mkdir(folder, { recursive: true });
+    for (let i = 0; i < perFolder; i++, n++) {
+      const body = `export const value${i} = ${i};\n${"// filler line of a source file\n".repeat(30)}`;
+      await writeFile(join(folder, `file${i}.ts`), n % 500 === 0 ? `${body}// needle ${n}\n` : body);
+    }
+  }
+  return n;
+}
+
+/** The median of `runs` runs of a child case, with the spread. */
+function medianOf(
+  runs: number,
+  run: () => Record<string, number>,
+): { median: Record<string, number>; all: number[] } {
+  const results = Array.from({ length: runs }, run).sort((a, b) => (a.ms ?? 0) - (b.ms ?? 0));
+  return { median: results[Math.floor(runs / 2)]!, all: results.map((r) => r.ms ?? 0) };
 }
 
 function runChild(script: string, mode: string, dir: string, ...args: string[]): Record<string, number> {
@@ -86,23 +110,58 @@ export async function runToolsBench(): Promise<void> {
       `bash seq 1 3000000 (TypeScript sources, type stripping): ${seqTs.ms} ms, peak RSS ${seqTs.peakRssMb} MB (idle ${seqTs.idleRssMb} MB)`,
     );
 
-    const lines = await writeBigFile(join(dir, "big.txt"), 200 * 1024 * 1024);
-    const read = runChild(bundle, "read", dir, String(lines));
-    console.log(
-      `read 200 MB file at offset ${lines - 100}: ${read.ms} ms, peak RSS ${read.peakRssMb} MB (idle ${read.idleRssMb} MB), ${read.shownLines} lines, ${read.resultBytes} bytes`,
-    );
+    const sandboxed = (await detectSandbox()).available;
+    const modes = sandboxed ? (["local", "sandbox"] as const) : (["local"] as const);
+    if (!sandboxed) console.log("sandboxed file tools: skipped (bubblewrap cannot start here)");
+    const work = join(dir, "work");
+    await mkdir(work);
 
-    await writeBigFile(join(dir, "mid.txt"), 10 * 1024 * 1024);
-    const handle = await open(join(dir, "mid.txt"), "a");
+    const lines = await writeBigFile(join(work, "big.txt"), 200 * 1024 * 1024);
+    console.log(`read 200 MB file at offset ${lines - 100} (3 runs):`);
+    for (const where of modes) {
+      const { median: read, all } = medianOf(3, () => runChild(bundle, "read", work, String(lines), where));
+      console.log(
+        `  ${where}: median ${read.ms} ms (${all.join(", ")}) peak RSS ${read.peakRssMb} MB (idle ${read.idleRssMb} MB), ${read.shownLines} lines, ${read.resultBytes} bytes${read.startMs !== undefined ? `, session start ${read.startMs} ms` : ""}`,
+      );
+    }
+    await rm(join(work, "big.txt"));
+
+    await writeBigFile(join(work, "mid.txt"), 10 * 1024 * 1024);
+    const handle = await open(join(work, "mid.txt"), "a");
     await handle.write("MARKER LINE TO CHANGE\n");
     await handle.close();
-    await writeBigFile(join(dir, "tail.txt"), 10 * 1024 * 1024);
-    spawnSync("sh", ["-c", `cat tail.txt >> mid.txt && rm tail.txt`], { cwd: dir });
-    const size = (await stat(join(dir, "mid.txt"))).size;
-    const edit = runChild(bundle, "edit", dir);
-    console.log(
-      `edit one line of a ${(size / 1024 / 1024).toFixed(1)} MB file: ${edit.ms} ms, peak RSS ${edit.peakRssMb} MB (idle ${edit.idleRssMb} MB), first changed line ${edit.firstChangedLine}`,
-    );
+    await writeBigFile(join(work, "tail.txt"), 10 * 1024 * 1024);
+    spawnSync("sh", ["-c", `cat tail.txt >> mid.txt && rm tail.txt`], { cwd: work });
+    const size = (await stat(join(work, "mid.txt"))).size;
+    console.log(`edit one line of a ${(size / 1024 / 1024).toFixed(1)} MB file (3 runs each way):`);
+    for (const where of modes) {
+      let forward = true;
+      const { median: edit, all } = medianOf(4, () => {
+        const result = runChild(bundle, "edit", work, forward ? "forward" : "back", where);
+        forward = !forward;
+        return result;
+      });
+      console.log(
+        `  ${where}: median ${edit.ms} ms (${all.join(", ")}) peak RSS ${edit.peakRssMb} MB (idle ${edit.idleRssMb} MB), first changed line ${edit.firstChangedLine}`,
+      );
+    }
+    await rm(join(work, "mid.txt"));
+
+    const files = await writeTree(work, 200, 100);
+    console.log(`grep "needle" and find "*.ts" over ${files} files in 200 folders (3 runs):`);
+    for (const where of modes) {
+      const { median: grep, all } = medianOf(3, () => runChild(bundle, "grep", work, "needle", where));
+      console.log(
+        `  grep ${where}: median ${grep.ms} ms (${all.join(", ")}) ${grep.matches} matches in ${grep.filesSearched} files, peak RSS ${grep.peakRssMb} MB`,
+      );
+      const { median: find, all: findAll } = medianOf(3, () => runChild(bundle, "find", work, "", where));
+      console.log(`  find ${where}: median ${find.ms} ms (${findAll.join(", ")}) ${find.found} paths`);
+    }
+    const regex = modes.map((where) => {
+      const { median, all } = medianOf(3, () => runChild(bundle, "grep", work, "need+le \\d+", where));
+      return `  grep regex ${where}: median ${median.ms} ms (${all.join(", ")}) ${median.matches} matches`;
+    });
+    for (const line of regex) console.log(line);
 
     const cost = await overhead(dir, 40);
     console.log(

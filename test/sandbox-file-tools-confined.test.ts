@@ -135,6 +135,38 @@ describe.skipIf(NO_SANDBOX)("sandboxed file tools: the kernel's mounts confine t
   }, 60_000);
 });
 
+describe.skipIf(NO_SANDBOX)("sandboxed file handles read and write what is there", () => {
+  test("any range reads right: across 4 MiB blocks, backwards, past the end; edits land whole", async () => {
+    const { dir, operations } = await sandboxedFiles();
+    const size = 10 * 1024 * 1024 + 17;
+    const bytes = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) bytes[i] = i % 251;
+    await writeFile(path.join(dir, "big.bin"), bytes);
+    const handle = await operations.open("big.bin", "edit");
+    expect(handle.info.size).toBe(size);
+    for (const [position, length] of [
+      [0, 1000],
+      [4 * 1024 * 1024 - 10, 20],
+      [8 * 1024 * 1024 + 5, 3 * 1024 * 1024],
+      [100, 9 * 1024 * 1024],
+      [size - 5, 50],
+      [size + 10, 10],
+    ] as const) {
+      const buffer = Buffer.alloc(length);
+      const n = await handle.read(buffer, 0, length, position);
+      const expected = bytes.subarray(position, Math.min(size, position + length));
+      expect(n).toBe(expected.length);
+      expect(buffer.subarray(0, n).equals(expected)).toBe(true);
+    }
+    const replacement = Buffer.alloc(20 * 1024 * 1024, 7);
+    await handle.replace([replacement.subarray(0, 1), "middle", replacement.subarray(1)]);
+    await handle.close();
+    const after = await readFile(path.join(dir, "big.bin"));
+    expect(after.length).toBe(replacement.length + 6);
+    expect(after.subarray(1, 7).toString()).toBe("middle");
+  }, 60_000);
+});
+
 describe.skipIf(NO_SANDBOX)("sandboxed file tools see the sandbox's own /proc", () => {
   test("/proc/self is the exec server's: none of the runner's variables, a PID namespace of its own", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });

@@ -134,6 +134,7 @@ export function execServer(deps: ExecServerDeps): void {
   };
 
   const roots = new Map<string, ReturnType<ExecServerDeps["createConfinedFs"]>>();
+  let readBuffer = Buffer.alloc(0);
   const handles = new Set<number>();
   const fileOp = (m: Message, data: Buffer): { result: unknown; data?: Uint8Array } => {
     const root = m.root as string;
@@ -158,9 +159,11 @@ export function execServer(deps: ExecServerDeps): void {
         return { result: { handle: opened.fd, info: opened.info } };
       }
       case "read": {
-        const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(MAX_READ, m.length as number)));
-        const n = confined.read(handle, buffer, 0, buffer.length, m.position as number);
-        return { result: { bytes: n }, data: buffer.subarray(0, n) };
+        // One buffer for every read: the reply is written out (synchronously) before the next one.
+        const length = Math.max(0, Math.min(MAX_READ, m.length as number));
+        if (readBuffer.length < length) readBuffer = Buffer.allocUnsafe(length);
+        const n = confined.read(handle, readBuffer, 0, length, m.position as number);
+        return { result: { bytes: n }, data: readBuffer.subarray(0, n) };
       }
       case "replace": {
         // In pieces: the first truncates; each writes its payload at `position`.

@@ -28,16 +28,23 @@ export function encodeFrame(header: unknown, data?: Uint8Array): Buffer[] {
 
 /**
  * A push parser: feed it chunks as they arrive; it calls `onFrame` once per complete message.
- * Chunks are joined only when a message is complete, so a large payload is copied once. Throws
- * (and stays broken) on a frame past `limits` or a header that is not JSON.
+ * Chunks are joined only when a message is complete, so a large payload is copied once; when
+ * `destination` gives a buffer for a message (asked once its header is read), the payload is
+ * copied into it as it arrives instead, and `onFrame` gets a view of it: no allocation per
+ * message. Throws (and stays broken) on a frame past `limits` or a header that is not JSON.
  */
 export function createFrameReader(
   onFrame: (header: unknown, data: Buffer) => void,
   limits: FrameLimits,
+  destination?: (header: unknown, length: number) => Buffer | undefined,
 ): (chunk: Buffer) => void {
   let chunks: Buffer[] = [];
   let buffered = 0;
   let head: { header: number; data: number } | undefined;
+  let header: unknown;
+  let parsed = false;
+  let sink: Buffer | undefined;
+  let filled = 0;
   let broken: Error | undefined;
   const take = (n: number): Buffer => {
     const first = chunks[0] as Buffer;
@@ -54,6 +61,15 @@ export function createFrameReader(
     buffered -= n;
     return out;
   };
+  const emit = (data: Buffer) => {
+    const done = header;
+    head = undefined;
+    header = undefined;
+    parsed = false;
+    sink = undefined;
+    filled = 0;
+    onFrame(done, data);
+  };
   return (chunk) => {
     if (broken) throw broken;
     chunks.push(chunk);
@@ -68,11 +84,25 @@ export function createFrameReader(
             throw new Error(`a frame of ${head.header} + ${head.data} bytes is over the limit`);
           }
         }
-        if (buffered < head.header + head.data) return;
-        const header = JSON.parse(take(head.header).toString("utf8")) as unknown;
-        const data = head.data > 0 ? take(head.data) : Buffer.alloc(0);
-        head = undefined;
-        onFrame(header, data);
+        if (!parsed) {
+          if (buffered < head.header) return;
+          header = JSON.parse(take(head.header).toString("utf8")) as unknown;
+          parsed = true;
+          const given = head.data > 0 && destination ? destination(header, head.data) : undefined;
+          sink = given && given.length >= head.data ? given : undefined;
+        }
+        if (sink) {
+          while (filled < head.data && chunks.length > 0) {
+            const piece = take(Math.min(head.data - filled, (chunks[0] as Buffer).length));
+            piece.copy(sink, filled);
+            filled += piece.length;
+          }
+          if (filled < head.data) return;
+          emit(sink.subarray(0, head.data));
+          continue;
+        }
+        if (buffered < head.data) return;
+        emit(head.data > 0 ? take(head.data) : Buffer.alloc(0));
       }
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error));

@@ -32,6 +32,8 @@ export interface ServerReply {
 export interface Pending {
   onReply(reply: ServerReply, data: Buffer): void;
   onDown(reason: string): void;
+  /** Where the payload of a reply of `length` bytes goes (see createFrameReader); default: a new buffer. */
+  destination?(reply: ServerReply, length: number): Buffer | undefined;
 }
 
 export interface ChannelOptions {
@@ -163,6 +165,12 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
             }
           },
           { maxHeaderBytes: 16 * 1024 * 1024, maxDataBytes: MAX_FRAME_DATA_BYTES },
+          (header, length) => {
+            const reply = header as ServerReply;
+            return typeof reply.id === "number"
+              ? pending.get(reply.id)?.destination?.(reply, length)
+              : undefined;
+          },
         );
         server.stdout.on("data", (chunk: Buffer) => {
           try {

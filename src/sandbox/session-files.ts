@@ -3,9 +3,10 @@
  * walks of confined-fs.ts run with the sandbox's mounts: the workspace writable, protected paths
  * read-only, nothing else writable, the sandbox's own /proc.
  *
- * Throughput: content travels as raw frame payloads (frames.ts). A handle reads ahead: when a
- * read returns a full chunk, the next chunk is already asked for, so a 200 MB read overlaps the
- * pipe with the caller's scan. Batches (`list`, `readFiles`) are split into requests of bounded
+ * Throughput: content travels as raw frame payloads (frames.ts). A handle reads the file in
+ * blocks of 4 MiB and asks for the next ones while the caller works on this one, so a 200 MB read
+ * keeps the pipe busy instead of waiting a round trip per chunk; the payloads are copied into
+ * buffers the handle reuses, so such a read allocates (and collects) next to nothing. Batches (`list`, `readFiles`) are split into requests of bounded
  * size, so a walk costs a few round trips per folder level.
  *
  * The server's replies are data from inside the sandbox, which a sandboxed process could forge:
@@ -14,14 +15,20 @@
 import type { DirListing, FileContent, FileHandle, FileOperations, PathInfo } from "../tools/operations.ts";
 import { WorkspacePathError } from "../tools/workspace-path.ts";
 
-/** One request to the exec server: resolves its result and payload, rejects with `{ code, message }`. */
+/**
+ * One request to the exec server: resolves its result and payload, rejects with `{ code, message }`.
+ * `into`, when given, may supply the buffer the answer's payload is copied into as it arrives.
+ */
 export type SessionRequest = (
   header: Record<string, unknown>,
   data?: Uint8Array,
+  into?: (length: number) => Buffer | undefined,
 ) => Promise<{ result: unknown; data: Buffer }>;
 
-/** Bytes one `read` request asks for at most: 4 MiB. */
-const MAX_READ_REQUEST = 4 * 1024 * 1024;
+/** Bytes one `read` request asks for: 4 MiB. */
+const READ_BLOCK = 4 * 1024 * 1024;
+/** Blocks a handle asks for ahead of a sequential reader: 2. */
+const READ_AHEAD = 2;
 /** Bytes one `replace` frame carries at most: 16 MiB. */
 const MAX_WRITE_FRAME = 16 * 1024 * 1024;
 /** Paths per `list` request and per `readFiles` request. */
@@ -32,9 +39,9 @@ const READ_BUDGET = 8 * 1024 * 1024;
 
 /** File operations below `root` through `request` (see the module comment). */
 export function createSessionFileOperations(request: SessionRequest, root: string): FileOperations {
-  const call = async (path: string, header: Record<string, unknown>, data?: Uint8Array) => {
+  const call: Call = async (path, header, data, into) => {
     try {
-      return await request({ op: "fs", root, ...header }, data);
+      return await request({ op: "fs", root, ...header }, data, into);
     } catch (error) {
       throw asWorkspaceError(error, path);
     }
@@ -118,39 +125,82 @@ export function createSessionFileOperations(request: SessionRequest, root: strin
   };
 }
 
-function handleOf(
-  call: (
-    path: string,
-    header: Record<string, unknown>,
-    data?: Uint8Array,
-  ) => Promise<{ result: unknown; data: Buffer }>,
-  handle: number,
-  info: PathInfo,
+/** One block of the file asked for, and the buffer its answer is copied into. */
+interface Block {
+  index: number;
+  data: Promise<Buffer>;
+  into: Buffer;
+}
+
+type Call = (
   path: string,
-): FileHandle {
+  header: Record<string, unknown>,
+  data?: Uint8Array,
+  into?: (length: number) => Buffer | undefined,
+) => Promise<{ result: unknown; data: Buffer }>;
+
+function handleOf(call: Call, handle: number, info: PathInfo, path: string): FileHandle {
   let closed = false;
-  let ahead: { position: number; length: number; data: Promise<Buffer> } | undefined;
-  const fetch = (position: number, length: number): Promise<Buffer> =>
-    call(path, { call: "read", handle, position, length }).then(({ data }) => {
-      if (data.length > length) throw broken(path);
+  /**
+   * The file is read from the server in blocks of READ_BLOCK bytes, whatever sizes the caller
+   * asks for; the blocks after the last one read are asked for ahead (READ_AHEAD), so a
+   * sequential reader finds its next bytes on the way. Their payloads land in buffers kept for
+   * reuse (`spare`): a long read allocates next to nothing.
+   */
+  let blocks: Block[] = [];
+  const spare: Buffer[] = [];
+  const fetch = (index: number): Block => {
+    const into = spare.pop() ?? Buffer.allocUnsafe(READ_BLOCK);
+    const position = index * READ_BLOCK;
+    const data = call(path, { call: "read", handle, position, length: READ_BLOCK }, undefined, (n) =>
+      n <= READ_BLOCK ? into : undefined,
+    ).then(({ data }) => {
+      if (data.length > READ_BLOCK) throw broken(path);
       return data;
     });
+    data.catch(() => {});
+    return { index, data, into };
+  };
+  const block = (index: number): Block => {
+    let found = blocks.find((candidate) => candidate.index === index);
+    if (!found) {
+      found = fetch(index);
+      blocks.push(found);
+    }
+    return found;
+  };
+  /** Drops the blocks before `index` (their buffers go back for reuse) and asks for those after it. */
+  const slide = (index: number) => {
+    blocks = blocks.filter((candidate) => {
+      if (candidate.index >= index) return true;
+      candidate.data.then(
+        () => spare.length < READ_AHEAD + 2 && spare.push(candidate.into),
+        () => {},
+      );
+      return false;
+    });
+    for (let next = index + 1; next <= index + READ_AHEAD && next * READ_BLOCK < info.size; next++)
+      block(next);
+  };
   return {
     info,
     async read(buffer, offset, length, position) {
       if (closed) throw new WorkspacePathError("io", path, `"${path}" is already closed.`);
-      const want = Math.min(length, MAX_READ_REQUEST);
-      const pending =
-        ahead && ahead.position === position && ahead.length === want ? ahead.data : fetch(position, want);
-      ahead = undefined;
-      const data = await pending;
-      if (data.length === want && want > 0 && position + want < info.size) {
-        const next = fetch(position + want, want);
-        next.catch(() => {});
-        ahead = { position: position + want, length: want, data: next };
+      let done = 0;
+      while (done < length) {
+        const at = position + done;
+        const index = Math.floor(at / READ_BLOCK);
+        const current = block(index);
+        slide(index);
+        const data = await current.data;
+        const from = at - index * READ_BLOCK;
+        if (from >= data.length) break;
+        const n = Math.min(length - done, data.length - from);
+        buffer.set(data.subarray(from, from + n), offset + done);
+        done += n;
+        if (data.length < READ_BLOCK) break;
       }
-      buffer.set(data, offset);
-      return data.length;
+      return done;
     },
     async replace(parts) {
       const frames: Uint8Array[] = [];
@@ -161,6 +211,7 @@ function handleOf(
         }
       }
       if (frames.length === 0) frames.push(new Uint8Array(0));
+      blocks = [];
       let position = 0;
       const sent = frames.map((frame, i) => {
         const reply = call(path, { call: "replace", handle, position, truncate: i === 0 }, frame);
@@ -172,8 +223,9 @@ function handleOf(
     async close() {
       if (closed) return;
       closed = true;
-      ahead = undefined;
-      await call(path, { call: "close", handle }).catch(() => undefined);
+      blocks = [];
+      // Requests are served in order, so nothing sent later can find it open: no need to wait.
+      call(path, { call: "close", handle }).catch(() => undefined);
     },
   };
 }

@@ -86,12 +86,16 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     throw failure("The sandbox could not start, so the file tools cannot work here.");
   };
 
-  const request: SessionRequest = async (header, data) => {
+  const request: SessionRequest = async (header, data, into) => {
     const target = await fileChannel();
     return new Promise((resolve, reject) => {
       const id = target.send(
         header,
         {
+          ...(into && {
+            destination: (reply: ServerReply, length: number) =>
+              reply.ok === true ? into(length) : undefined,
+          }),
           onReply(reply: ServerReply, payload: Buffer) {
             if (reply.event !== "fs") return;
             target.forget(id);

@@ -321,13 +321,19 @@ export function createConfinedFs(deps: ConfinedFsDeps, rootPath: string): Confin
         const { fd, info } = openFile(input, "read", follow, scope, cache);
         scope.push(fd);
         if (info.size > options.maxFileBytes) return { kind: "skipped", reason: "too-big", size: info.size };
-        if (options.skipBinary) {
-          const sample = Buffer.allocUnsafe(Math.min(8192, info.size));
+        // A small file is read whole and sniffed from memory; a big one is sniffed first.
+        if (options.skipBinary && info.size > 65536) {
+          const sample = Buffer.allocUnsafe(8192);
           const n = fs.readSync(fd, sample, 0, sample.length, 0);
           if (looksBinary(sample.subarray(0, n)))
             return { kind: "skipped", reason: "binary", size: info.size };
         }
-        if (info.size > 0) return { kind: "content", data: readWhole(fd, info.size) };
+        if (info.size > 0) {
+          const data = readWhole(fd, info.size);
+          if (options.skipBinary && info.size <= 65536 && looksBinary(data.subarray(0, 8192)))
+            return { kind: "skipped", reason: "binary", size: info.size };
+          return { kind: "content", data };
+        }
         // A size of 0 may be a file whose size the kernel does not know (/proc): read to its end.
         const chunks: Buffer[] = [];
         let total = 0;
