@@ -16,7 +16,7 @@ describe("spec caps", () => {
       homeBytes: 1024 ** 3,
       processes: 1024,
       turnResultBytes: 4 * 1024 ** 2,
-      turnToolCalls: 256,
+      turnToolCalls: 512,
     });
     expect(parse("").spec.caps).toEqual(DEFAULT_CAPS);
   });
@@ -41,7 +41,7 @@ describe("spec caps", () => {
   test("validate prints the caps in effect", () => {
     const text = describeTask(parse("caps: { tmp_size: 64MiB, processes: 100 }\n"));
     expect(text).toContain(
-      "caps       command output 32MiB · saved outputs 256MiB · /tmp 64MiB · /dev/shm 1GiB · $HOME 1GiB · processes 100 · turn results 4MiB · tool calls per turn 256",
+      "caps       command output 32MiB · saved outputs 256MiB · /tmp 64MiB · /dev/shm 1GiB · $HOME 1GiB · processes 100 · turn results 4MiB · tool calls per turn 512",
     );
   });
 

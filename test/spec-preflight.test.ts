@@ -148,7 +148,7 @@ hooks:
       outputs    <dir>/.agent-run
       execution  parallel · sandbox auto
       limits     max_turns 12 · max_cost_usd $1.5 · max_tokens none · timeout 5m
-      caps       command output 32MiB · saved outputs 256MiB · /tmp 1GiB · /dev/shm 1GiB · $HOME 1GiB · processes 1024 · turn results 4MiB · tool calls per turn 256
+      caps       command output 32MiB · saved outputs 256MiB · /tmp 1GiB · /dev/shm 1GiB · $HOME 1GiB · processes 1024 · turn results 4MiB · tool calls per turn 512
       tools
         read   defaults
         edit   defaults

@@ -11,6 +11,7 @@ import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
+import { withTurnCaps } from "./turn-caps.ts";
 
 /** setTimeout fires at once past 2^31-1 ms (~24.8 days): such a timeout is as good as none. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -117,7 +118,15 @@ function createAgent(ctx: RunContext): Agent {
     tools,
     toolExecution: spec.execution,
     ...hooks,
-    ...(beforeToolCall !== undefined && { beforeToolCall }),
+    // Outermost: a call past caps.turn_tool_calls meets no other guard; results are counted
+    // against caps.turn_results with the task's after_tool_call output in them.
+    ...withTurnCaps(
+      { maxCalls: spec.caps.turnToolCalls, maxResultBytes: spec.caps.turnResultBytes },
+      {
+        ...(beforeToolCall !== undefined && { beforeToolCall }),
+        ...(hooks.afterToolCall !== undefined && { afterToolCall: hooks.afterToolCall }),
+      },
+    ),
     limits: {
       ...spec.limits,
       ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),

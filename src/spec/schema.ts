@@ -228,7 +228,7 @@ export const taskSchema = z.strictObject({
         .int()
         .positive()
         .optional()
-        .describe("Tool calls of one turn that are executed; the rest are refused. Default: 256."),
+        .describe("Tool calls of one turn that are executed; the rest are refused. Default: 512."),
     })
     .optional()
     .describe("Caps on what the agent's commands and tool calls may use up (docs/security.md, Caps)."),

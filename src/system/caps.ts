@@ -29,7 +29,7 @@ export interface ResourceCaps {
   processes: number;
   /** Bytes of tool results (text, images, details) one turn may keep; later results are cut. Default: 4 MiB. */
   turnResultBytes: number;
-  /** Tool calls of one assistant message that are executed; the rest get an error result. Default: 256. */
+  /** Tool calls of one assistant message that are executed; the rest are refused (blocked). Default: 512. */
   turnToolCalls: number;
 }
 
@@ -42,7 +42,7 @@ export const DEFAULT_CAPS: Readonly<ResourceCaps> = Object.freeze({
   homeBytes: 1 * GiB,
   processes: 1024,
   turnResultBytes: 4 * MiB,
-  turnToolCalls: 256,
+  turnToolCalls: 512,
 });
 
 const UNITS: Array<[string, number]> = [
