@@ -6,7 +6,7 @@
  * Inputs not given get their `default` from the action.yml next to the bundle's folder, as the
  * runner fills them in (defaults that are expressions, `${{ … }}`, are left out).
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -40,7 +40,18 @@ export interface RunActionOptions {
   /** Default: 60 000 ms. */
   timeoutMs?: number;
   /** Sends `signal` to the step once its stdout contains `whenStdoutHas` (as a cancelled job gets). */
-  interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
+  interrupt?: Interrupt;
+}
+
+export interface Interrupt {
+  signal: NodeJS.Signals;
+  whenStdoutHas: string;
+  /** A second signal this long after the first, as GitHub sends SIGTERM 7.5 s after SIGINT. */
+  second?: { signal: NodeJS.Signals; afterMs: number };
+  /** Signal the step's whole process group (it then runs in a group of its own), not its process only. */
+  group?: boolean;
+  /** Runs first, with the step's pid, while the step is still running (to look at its processes). */
+  before?: (pid: number) => Promise<void>;
 }
 
 /** The runner's name for an input's variable. */
@@ -78,25 +89,46 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
   };
   for (const [name, value] of Object.entries(inputs)) env[inputVariable(name)] = value;
   const child = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const proc = execFile(
-      process.execPath,
-      [options.main],
-      { cwd: options.workspace, env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error && typeof error.code === "number" ? error.code : error ? 1 : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    const proc = spawn(process.execPath, [options.main], {
+      cwd: options.workspace,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: options.interrupt?.group === true,
+    });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    proc.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    // As the runner's step timeout: SIGTERM.
+    const timer = setTimeout(() => proc.kill("SIGTERM"), options.timeoutMs ?? 60_000);
+    proc.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
     const interrupt = options.interrupt;
     if (interrupt) {
       let seen = "";
-      const watch = (chunk: Buffer | string) => {
-        seen += String(chunk);
-        if (!seen.includes(interrupt.whenStdoutHas)) return;
-        proc.stdout?.off("data", watch);
-        proc.kill(interrupt.signal);
+      const send = (signal: NodeJS.Signals) => {
+        if (proc.pid === undefined || proc.exitCode !== null) return;
+        if (interrupt.group) process.kill(-proc.pid, signal);
+        else proc.kill(signal);
       };
-      proc.stdout?.on("data", watch);
+      const watch = (chunk: string) => {
+        seen += chunk;
+        if (!seen.includes(interrupt.whenStdoutHas)) return;
+        proc.stdout.off("data", watch);
+        void (async () => {
+          if (interrupt.before && proc.pid !== undefined) await interrupt.before(proc.pid);
+          send(interrupt.signal);
+          const second = interrupt.second;
+          if (second) setTimeout(() => send(second.signal), second.afterMs);
+        })();
+      };
+      proc.stdout.on("data", watch);
     }
   });
   const commands = parseWorkflowCommands(child.stdout);
