@@ -105,7 +105,7 @@ describe("what a cut keeps", () => {
     stopReason: "toolUse",
     timestamp: 0,
   });
-  const after = (
+  const afterCall = (
     caps: ReturnType<typeof withTurnCaps>,
     msg: AssistantMessage,
     index: number,
@@ -134,9 +134,9 @@ describe("what a cut keeps", () => {
       details: { blob: "d".repeat(5000) },
     };
     expect(
-      await after(caps, msg, 0, { content: [{ type: "text", text: "x".repeat(9000) }], details: {} }),
+      await afterCall(caps, msg, 0, { content: [{ type: "text", text: "x".repeat(9000) }], details: {} }),
     ).toBeUndefined();
-    const patch = await after(caps, msg, 1, big);
+    const patch = await afterCall(caps, msg, 1, big);
     const texts = (patch?.content ?? []).map((part) => (part.type === "text" ? part.text : `[${part.type}]`));
     expect(texts.join("")).toContain("[an image (image/png) was dropped here]");
     expect(texts.join("")).toContain("caps.turn_results");
@@ -144,6 +144,6 @@ describe("what a cut keeps", () => {
     expect(texts[0]!).toContain("END");
     expect(patch?.details).toEqual({ cut: { reason: "turn_results", droppedBytes: 5011 } });
     const small: AgentToolResult = { content: [{ type: "text", text: "ok" }], details: { reason: "why" } };
-    expect(await after(caps, msg, 2, small)).toBeUndefined();
+    expect(await afterCall(caps, msg, 2, small)).toBeUndefined();
   });
 });
