@@ -27,6 +27,7 @@ describe("task JSON Schema", () => {
         "outputs",
         "prompt",
         "protect",
+        "review",
         "sandbox",
         "sandbox_network",
         "system",

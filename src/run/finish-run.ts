@@ -108,6 +108,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     record: redactor.redactDeep(record),
     patchHadSecret,
     sandbox: ctx.sandbox.state,
+    ...(ctx.review && { review: redactor.redactDeep(ctx.review.result()) }),
   };
 }
 

@@ -1,7 +1,15 @@
 export { ALWAYS_PROTECTED, buildTools, caseInsensitiveGlob, protectedPaths } from "./build-tools.ts";
 export { type CompactRunEvent, compactEvent } from "./compact-event.ts";
+export { PR_DIFF_FILE, type RunPullRequest } from "./pull-request.ts";
 export { RecordCollector } from "./record.ts";
 export { createTextRenderer, type TextRendererOptions, type TextRenderMode } from "./render-text.ts";
+export {
+  REVIEW_FILE,
+  REVIEW_TOOL,
+  type ReviewComment,
+  type ReviewResult,
+  type ReviewTarget,
+} from "./review-tool.ts";
 export { runTask } from "./run-task.ts";
 export { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 export { shortArgs } from "./short-args.ts";

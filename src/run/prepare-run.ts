@@ -1,5 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { createEventsWriter, createRedactor, OUTPUT_FILES } from "../output/index.ts";
@@ -15,11 +16,13 @@ import { protectedPaths, TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { checkRunPaths } from "./check-run-paths.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
+import { placePullRequestDiff, pullRequestVars } from "./pull-request.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
+import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";
 import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
-import type { RunEvent, RunTaskOptions } from "./types.ts";
+import { type RunEvent, RunSetupError, type RunTaskOptions } from "./types.ts";
 
 /**
  * The prepare phase: everything that can be found wrong before anything runs. A bad spec, a
@@ -32,8 +35,10 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const started = Date.now();
   // The model catalog (prices, context windows) loads while the run is set up; awaited below.
   const catalog = loadModelCatalog();
-  const task = await loadTaskFor(options, env);
-  const spec = task.spec;
+  const pr = options.pullRequest;
+  // The diff's path is known once the outputs dir is (below); until then it is "".
+  let task = await loadTaskFor(options, env, pr && pullRequestVars(pr, ""));
+  let spec = task.spec;
 
   // Configuration problems (a missing API key, a bad replay file) are usage errors: found here,
   // before anything is written, they throw ProviderConfigError and the CLI exits 2.
@@ -44,6 +49,19 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
   const paths = await checkRunPaths({ workspace, outDir, record: options.record, env });
+  if (pr) {
+    const diffPath = await placePullRequestDiff(pr, outDir).catch(async (error: unknown) => {
+      await paths.undo();
+      throw new RunSetupError(
+        "outputs_dir_invalid",
+        `the pull request's diff could not be written to ${outDir}: ${errorText(error)}`,
+        { cause: error },
+      );
+    });
+    // Templated again with the diff's path; workdir and outputs dir take no variables.
+    task = await loadTaskFor(options, env, pullRequestVars(pr, diffPath));
+    spec = task.spec;
+  }
   const recorder = options.record ? createRecorder(stream, options.record) : undefined;
   if (recorder) stream = recorder;
 
@@ -93,6 +111,16 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   };
   warn = (message) => emit({ type: "warning", message });
 
+  const review = spec.review.inline
+    ? createReviewCollector({
+        workspace,
+        maxComments: spec.review.maxComments,
+        file: path.join(outDir, REVIEW_FILE),
+        redact: redactor.redact,
+        ...(pr && { target: pr.review }),
+      })
+    : undefined;
+
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
   const ctx: RunContext = {
@@ -113,13 +141,24 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     emit,
     controller,
     timeoutMs,
-    runnerTools: [createGiveUpTool()],
+    runnerTools: [createGiveUpTool(), ...(review ? [review.tool] : [])],
+    review,
     cleanups: [{ what: "the sandbox", dispose: () => sandbox.dispose() }],
     snapshot: undefined,
     outcome: undefined,
     crash: undefined,
     notes: sandbox.notes,
   };
+  if (review) {
+    ctx.cleanups.push({
+      what: "the review comments",
+      dispose: async () => {
+        await review.flush();
+        const note = review.note();
+        if (note) ctx.notes.push(note);
+      },
+    });
+  }
   await catalog;
   // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
   if (!options.replay) {
@@ -129,10 +168,15 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   return ctx;
 }
 
-async function loadTaskFor(options: RunTaskOptions, env: NodeJS.ProcessEnv): Promise<LoadedTask> {
+async function loadTaskFor(
+  options: RunTaskOptions,
+  env: NodeJS.ProcessEnv,
+  extraVars: Record<string, string> | undefined,
+): Promise<LoadedTask> {
+  const vars = extraVars ? { ...options.vars, ...extraVars } : options.vars;
   const common = {
     env,
-    ...(options.vars && { vars: options.vars }),
+    ...(vars && { vars }),
     ...(options.prompt !== undefined && { promptOverride: options.prompt }),
     ...(options.model !== undefined && { modelOverride: options.model }),
   };

@@ -5,6 +5,7 @@ import type { EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.
 import type { createRecorder } from "../providers/index.ts";
 import type { LoadedTask, TaskSpec } from "../spec/index.ts";
 import type { RecordCollector } from "./record.ts";
+import type { ReviewCollector } from "./review-tool.ts";
 import type { RunSandbox } from "./sandbox-setup.ts";
 import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
 
@@ -44,6 +45,8 @@ export interface RunContext {
   readonly timeoutMs: number | undefined;
   /** Tools the runner adds to the spec's (give_up, and those of later features). */
   readonly runnerTools: AnyAgentTool[];
+  /** The review comments (spec `review.inline`); undefined when the tool is not offered. */
+  readonly review: ReviewCollector | undefined;
   /** Run once each by the finish phase, in reverse order of addition. */
   readonly cleanups: Array<{ what: string; dispose: () => Promise<void> }>;
   /** Set by the execute phase once the workspace snapshot is taken. */

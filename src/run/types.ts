@@ -3,6 +3,8 @@ import type { AgentEvent } from "../core/events.ts";
 import type { HookEvent } from "../hooks/index.ts";
 import type { Conclusion, RunRecord } from "../output/types.ts";
 import type { CompactRunEvent } from "./compact-event.ts";
+import type { RunPullRequest } from "./pull-request.ts";
+import type { ReviewResult } from "./review-tool.ts";
 
 /** Events of the run itself, around the agent's. */
 export type RunLifecycleEvent =
@@ -68,6 +70,12 @@ export interface RunTaskOptions {
    * Default: true (the CLI); the action passes false for events from outside collaborators.
    */
   trusted?: boolean;
+  /**
+   * The pull request the run is about (the action, on pull-request events): its commits and
+   * diff become `{{ vars.pr_base_sha }}`, `{{ vars.pr_head_sha }}` and `{{ vars.pr_diff_file }}`
+   * (the diff copied into the outputs dir), and review comments are checked against its diff.
+   */
+  pullRequest?: RunPullRequest;
 }
 
 export interface RunResult {
@@ -89,6 +97,8 @@ export interface RunResult {
   patchHadSecret: boolean;
   /** Where the model's tools acted: in bubblewrap, commands unsandboxed, or no command at all (see `setupSandbox`). */
   sandbox: "sandboxed" | "unsandboxed" | "none";
+  /** The review comments the model left (spec `review.inline`), redacted; absent when the tool was not offered. */
+  review?: ReviewResult;
 }
 
 /** Exit codes of DESIGN §4 (defined with the error family in core/errors.ts). */

@@ -10,6 +10,7 @@ import {
   DEFAULT_HOOK_TIMEOUT_MS,
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_OUTPUT_DIR,
+  DEFAULT_REVIEW_MAX_COMMENTS,
   DEFAULT_TOOLS,
   type LoadTaskOptions,
   type TaskSpec,
@@ -226,6 +227,10 @@ export function normalizeSpec(
       caps,
       hooks,
       outputs: { dir: raw.outputs?.dir ?? DEFAULT_OUTPUT_DIR },
+      review: {
+        inline: raw.review?.inline ?? false,
+        maxComments: raw.review?.max_comments ?? DEFAULT_REVIEW_MAX_COMMENTS,
+      },
     },
   };
 }

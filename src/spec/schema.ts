@@ -241,6 +241,23 @@ export const taskSchema = z.strictObject({
     })
     .optional(),
   outputs: z.strictObject({ dir: nonEmpty.optional() }).optional(),
+  review: z
+    .strictObject({
+      inline: z
+        .boolean()
+        .optional()
+        .describe(
+          "Offer the tool add_review_comment { path, line, body }: comments on lines of the new side, posted by the action as one pull-request review. Default: false.",
+        ),
+      max_comments: z
+        .int()
+        .positive()
+        .max(100)
+        .optional()
+        .describe("Review comments accepted per run; later calls get an error. Default: 20."),
+    })
+    .optional()
+    .describe("Inline review comments (docs/action.md, Inline review)."),
 });
 
 /** A task file as written, after validation. */

@@ -119,7 +119,20 @@ export interface TaskSpec {
   };
   /** `dir` as written, relative to the workspace. Default ".agent-run". */
   outputs: { dir: string };
+  /** The spec's `review`: `add_review_comment` offered when `inline`. Default: off, 20 comments. */
+  review: ReviewSpec;
 }
+
+/** The spec's `review`, defaults filled in. */
+export interface ReviewSpec {
+  /** Offer the `add_review_comment` tool. Default false. */
+  inline: boolean;
+  /** Calls accepted per run. Default `DEFAULT_REVIEW_MAX_COMMENTS`. */
+  maxComments: number;
+}
+
+/** Default `review.max_comments`: 20. */
+export const DEFAULT_REVIEW_MAX_COMMENTS = 20;
 
 /** A loaded task: where it came from and its normalised spec. */
 export interface LoadedTask {
