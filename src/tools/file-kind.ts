@@ -1,5 +1,8 @@
 /**
  * Telling images and binary files from text by their first bytes (not by their names).
+ *
+ * `looksBinary` also runs in the sandbox's exec server from its source text (see
+ * confined-fs.ts): its body uses nothing but its parameter and globals.
  */
 
 /** Image formats the read tool returns as image content. */
@@ -30,6 +33,14 @@ export function detectImageMimeType(head: Uint8Array): ImageMimeType | undefined
 export function looksBinary(sample: Uint8Array): boolean {
   if (sample.length === 0) return false;
   if (sample.includes(0)) return true;
+  // Plain ASCII text (most source files) needs no decoding: one pass over the bytes.
+  let plain = true;
+  for (let i = 0; i < sample.length && plain; i++) {
+    const byte = sample[i] as number;
+    plain =
+      byte < 0x80 && (byte >= 0x20 || byte === 9 || byte === 10 || byte === 13 || byte === 12 || byte === 27);
+  }
+  if (plain) return false;
   let suspicious = 0;
   const text = new TextDecoder("utf-8", { fatal: false }).decode(sample);
   for (const char of text) {
