@@ -168,6 +168,7 @@ describe("where no pids cgroup can be made", () => {
       },
     );
     expect(probe.stdout).toBe("100\n100\n");
+    expect(cap.scriptPrefix).toBe("ulimit -u 100 || exit 126; ");
     expect(cap.note).toContain("through RLIMIT_NPROC, which counts all of that user's processes");
   });
 

@@ -27,6 +27,11 @@ export interface ProcessCap {
   note: string;
   /** The argv prefix a command is started through; undefined when nothing caps it ("none"). */
   launcher: string[] | undefined;
+  /**
+   * The same as a line of bash to put first in a `bash -c` script (`…; ` included): the shell puts
+   * itself under the cap before the rest runs, without the launcher's two extra execs.
+   */
+  scriptPrefix: string | undefined;
   /** The run's cgroup, when there is one. */
   cgroup: PidsCgroup | undefined;
   /** Ends what is left under the cap and removes the cgroup. Never rejects. */
@@ -56,6 +61,7 @@ export async function createProcessCap(options: ProcessCapOptions): Promise<Proc
       limit,
       note: `Commands could have at most ${limit} processes at once (caps.processes; a pids cgroup, v${cgroup.version}, threads counted).`,
       launcher: ["/bin/sh", "-c", JOIN_SCRIPT, "agent-run-cap", cgroup.procsFile],
+      scriptPrefix: `echo 0 > ${shellWord(cgroup.procsFile)} || exit 126; `,
       cgroup,
       dispose: () => cgroup.remove(),
     };
@@ -76,6 +82,7 @@ export async function createProcessCap(options: ProcessCapOptions): Promise<Proc
         "agent-run-cap",
         String(existing + limit),
       ],
+      scriptPrefix: `ulimit -u ${existing + limit} || exit 126; `,
       cgroup: undefined,
       dispose: async () => {},
     };
@@ -85,9 +92,15 @@ export async function createProcessCap(options: ProcessCapOptions): Promise<Proc
     limit,
     note: `Commands were not held to caps.processes: the runner is root, which RLIMIT_NPROC does not hold, and no pids cgroup could be made (${made.reason}).`,
     launcher: undefined,
+    scriptPrefix: undefined,
     cgroup: undefined,
     dispose: async () => {},
   };
+}
+
+/** Single-quotes a word for sh and bash. */
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function userName(uid: number): string {
