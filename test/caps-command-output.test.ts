@@ -1,8 +1,9 @@
-import { readdirSync, statSync } from "node:fs";
+import { fstatSync, openSync, readdirSync, statSync, writeSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { createBashOutput } from "../src/tools/bash-output.ts";
+import { createOutputGuard } from "../src/tools/output-guard.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { type EventLine, resultText, runScriptedCli, toolEnds } from "./helpers/scripted-cli.ts";
 import { processesWith, trustWorkspace } from "./helpers/trust.ts";
@@ -228,5 +229,31 @@ describe("the pipe fallback (no output file could be created)", () => {
       keptBytes: 10_000,
       writtenBytes: 50_000,
     });
+  });
+});
+
+describe("the guard's watch on finished commands' files", () => {
+  test("at most maxLingering descriptors are kept; the oldest quiet one is let go first", async () => {
+    const dir = await workspace();
+    const guard = createOutputGuard({
+      commandCapBytes: 1000,
+      totalCapBytes: 10_000,
+      linger: true,
+      maxLingering: 2,
+    });
+    const files = [0, 1, 2].map((i) => {
+      const file = path.join(dir, `out-${i}.log`);
+      const fd = openSync(file, "a");
+      writeSync(fd, "x".repeat(100));
+      return { file, fd };
+    });
+    for (const { file, fd } of files) guard.watch({ fd, path: file }, () => {}).end(true);
+    // The first was let go: its descriptor is closed, the others are still held by the guard.
+    expect(() => fstatSync(files[0]!.fd)).toThrow();
+    expect(fstatSync(files[1]!.fd).size).toBe(100);
+    expect(fstatSync(files[2]!.fd).size).toBe(100);
+    expect(guard.heldBytes()).toBe(300);
+    guard.dispose();
+    expect(() => fstatSync(files[2]!.fd)).toThrow();
   });
 });

@@ -24,6 +24,11 @@ import { closeSync, fstatSync, ftruncateSync, unlinkSync } from "node:fs";
 export const OUTPUT_GUARD_INTERVAL_MS = 50;
 /** Milliseconds between two checks of finished commands' files (`linger`): 250. */
 export const OUTPUT_LINGER_INTERVAL_MS = 250;
+/**
+ * Finished commands' files watched at most (`linger`), one descriptor each: 1024. Past it the
+ * oldest one not seen growing is let go (most likely nobody writes to it any more).
+ */
+export const MAX_LINGERING_FILES = 1024;
 
 export interface OutputGuardOptions {
   /** Bytes one command's file may hold (`caps.command_output`). */
@@ -34,6 +39,8 @@ export interface OutputGuardOptions {
   linger?: boolean;
   /** Default: OUTPUT_GUARD_INTERVAL_MS. */
   intervalMs?: number;
+  /** Default: MAX_LINGERING_FILES. */
+  maxLingering?: number;
 }
 
 /** Why a command's output was stopped, and what was kept. */
@@ -97,6 +104,15 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
   const setHeld = (entry: Entry, bytes: number) => {
     total += bytes - entry.held;
     entry.held = bytes;
+  };
+
+  /** Finished entries still watched, oldest first. */
+  const lingering: Entry[] = [];
+  /** Closes a finished entry's descriptor; a kept file still counts (and can be removed for room). */
+  const release = (entry: Entry) => {
+    closeQuietly(entry.fd);
+    entry.fd = undefined;
+    if (!entry.kept) entries.delete(entry);
   };
 
   /** Room for `entry` to hold `wanted` bytes, after removing the oldest finished files as needed. */
@@ -208,11 +224,12 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
             cut(entry.fd, 0);
             unlinkQuietly(entry.path);
           }
-          if (!options.linger || disposed) {
-            closeQuietly(entry.fd);
-            entry.fd = undefined;
-            // A kept file still counts against the total (and can be removed for room).
-            if (!keep) entries.delete(entry);
+          if (!options.linger || disposed) release(entry);
+          else lingering.push(entry);
+          while (lingering.length > (options.maxLingering ?? MAX_LINGERING_FILES)) {
+            const quiet = lingering.findIndex((old) => !old.hot);
+            const [old] = lingering.splice(quiet === -1 ? 0 : quiet, 1);
+            if (old) release(old);
           }
           schedule();
         },
@@ -225,6 +242,7 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
       if (lingerTimer) clearInterval(lingerTimer);
       liveTimer = undefined;
       lingerTimer = undefined;
+      lingering.length = 0;
       for (const entry of entries) {
         if (!entry.live) {
           checkLingering(entry);
