@@ -1,0 +1,1 @@
+export{n as git}from"./git-DeA_Nzqj.js";

@@ -1,1 +1,0 @@
-import*as e from"node:path";import*as t from"node:stream";import*as n from"node:crypto";import*as r from"node:fs";import*as i from"node:child_process";export{t as a,e as i,n,r,i as t};

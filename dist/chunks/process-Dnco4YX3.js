@@ -1,0 +1,1 @@
+export{r as runProcess}from"./process-wzIV8-3X.js";

@@ -1,0 +1,1 @@
+export{t as RUN_CHILD_FLAG}from"./run-protocol-BzKNpWK9.js";

@@ -1,1 +1,0 @@
-export{t as default}from"./sdk-D1g8gvBx.js";

@@ -1,0 +1,1 @@
+import"./spec-file-DA-UZh4T.js";import"./suggest-B9AkUyFw.js";export{m as taskJsonSchema}from"./spec-_fmymRIb.js";

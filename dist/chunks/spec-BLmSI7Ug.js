@@ -1,1 +1,0 @@
-import"./duration-DlVT0rn3.js";export{l as taskJsonSchema}from"./spec-BZyX6vY9.js";

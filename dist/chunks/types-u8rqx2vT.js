@@ -1,1 +1,0 @@
-const e={success:0,failure:1,usage:2,limit:3,error:4,sigint:130,sigterm:143};var t=class extends Error{name=`RunSetupError`;code;shortMessage;constructor(e,t){super(t),this.code=e,this.shortMessage=t}};export{t as n,e as t};
