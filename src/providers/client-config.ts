@@ -1,6 +1,7 @@
 import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
+import { loadModelCatalog } from "./model-catalog.ts";
 import { priceFor } from "./pricing.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
 
@@ -156,11 +157,11 @@ export function runnerOptions(
 ): RunnerOptions {
   return {
     provider: request.model.provider,
-    // Read when the response is priced, once the model catalog (loading since the provider was
-    // created) is in.
+    // Read when the response is priced, after `ready`: the model catalog is a lazy chunk.
     get pricing() {
       return priceFor(request.model);
     },
+    ready: loadModelCatalog,
     maxRetries: settings.maxRetries,
     idleTimeoutMs: settings.idleTimeoutMs,
     retryDelayMs: settings.retryDelayMs,

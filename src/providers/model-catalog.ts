@@ -60,9 +60,10 @@ export const MODEL_SUPPLEMENT = supplementFile as unknown as Record<
 
 /**
  * Loads the model catalog (`@pydantic/genai-prices`, a lazy chunk of ~0.8 MB) once; later calls
- * return at once. `runTask` and `agent-run validate` await it before their first lookup, and
- * creating a provider starts it. Never rejects: without the catalog, prices come from the spec and
- * the supplement only.
+ * return at once. The providers await it before pricing a message (started when the response's
+ * headers are in, so no request waits for it), `agent-run validate` before its checks. Call it
+ * before `modelInfo` wherever the catalog's answers matter. Never rejects: without the catalog,
+ * prices come from the spec and the supplement only.
  */
 export function loadModelCatalog(): Promise<void> {
   return loadCatalog();

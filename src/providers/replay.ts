@@ -2,6 +2,7 @@ import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/pro
 import type { Model, ModelPricing, ProviderErrorInfo } from "../core/types.ts";
 import { priceUsage } from "../core/usage.ts";
 import { MessageBuilder } from "./message-builder.ts";
+import { loadModelCatalog } from "./model-catalog.ts";
 import { parseModelRef } from "./model-ref.ts";
 import { priceFor } from "./pricing.ts";
 import type { ReplaySession, ReplayTurn } from "./replay-format.ts";
@@ -46,6 +47,7 @@ export function createReplayProvider(session: ReplaySession, options: { now?: ()
         cacheRead: u?.cache_read ?? 0,
         cacheWrite: u?.cache_write ?? 0,
       });
+      await loadModelCatalog();
       priceTurn(builder, turn, pricingOf(turn, session, request.model));
       if (turn.error !== undefined) {
         const error =

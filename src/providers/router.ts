@@ -4,7 +4,6 @@ import { emptyUsage } from "../core/usage.ts";
 import { createAnthropicProvider } from "./anthropic.ts";
 import type { ProviderDeps } from "./client-config.ts";
 import { ProviderConfigError } from "./errors.ts";
-import { loadModelCatalog } from "./model-catalog.ts";
 import { createOpenAIProvider } from "./openai.ts";
 import { createReplayProvider } from "./replay.ts";
 import type { ReplaySession } from "./replay-format.ts";
@@ -15,9 +14,6 @@ import type { ReplaySession } from "./replay-format.ts";
  * Provider "replay" cannot be created from a model alone: use `createReplayProvider`.
  */
 export function createProvider(model: Model, deps: ProviderDeps = {}): Provider {
-  // Prices come from the model catalog, a lazy chunk: loading starts here, long before a response
-  // is priced (runTask awaits it before the first turn).
-  void loadModelCatalog();
   switch (model.provider) {
     case "anthropic":
       return createAnthropicProvider(model, deps);

@@ -29,6 +29,11 @@ export interface RunnerOptions {
   provider: string;
   pricing: ModelPricing | undefined;
   /**
+   * Awaited before a message is priced: the model catalog `pricing` is read from (a lazy chunk,
+   * started once the response's headers are in, so it never delays a request).
+   */
+  ready?: () => Promise<void>;
+  /**
    * Retries of one model call, whatever failed: an HTTP error, no connection, no headers in time, a
    * cut, idle or invalid stream, an error event. The only retries: the SDKs are set to make none.
    */
@@ -91,13 +96,17 @@ export async function* runStream(
           stopReason = step.value;
           break;
         }
-        if (step.value === OPENED) opened = true;
-        else yield step.value;
+        if (step.value === OPENED) {
+          opened = true;
+          void options.ready?.();
+        } else yield step.value;
       }
       const message = builder.finish(stopReason);
+      await options.ready?.();
       yield { type: "done", message: settleUsage(message, carried, options.pricing) };
       return;
     } catch (thrown) {
+      await options.ready?.();
       if (request.signal.aborted) {
         yield { type: "error", message: aborted(builder.message, carried, options.pricing) };
         return;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { errorText } from "../core/errors.ts";
 import type { WorkspaceDiff } from "../output/index.ts";
 import { diffWorkspace, disposeSnapshot, redactFilesIn, writeOutputs } from "../output/index.ts";
-import { modelLabel } from "../providers/index.ts";
+import { loadModelCatalog, modelLabel } from "../providers/index.ts";
 import { unknownCostNote } from "../spec/model-checks.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude } from "./conclude.ts";
@@ -52,7 +52,10 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   // agent did, and must not be published or applied.
   const patchHadSecret = diff.patch !== "" && redactor.redact(diff.patch) !== diff.patch;
   const notes = [...ctx.notes];
-  if (ctx.collector.usage.costUnknown) notes.push(unknownCostNote(spec));
+  if (ctx.collector.usage.costUnknown) {
+    await loadModelCatalog();
+    notes.push(unknownCostNote(spec));
+  }
   // Which process cap held the commands: a fact for the summary, not a warning (when it is a weak
   // one, the sandbox set-up made it a warning note too).
   if (ctx.sandbox.capNote !== undefined && !notes.includes(ctx.sandbox.capNote))

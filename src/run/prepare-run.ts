@@ -33,8 +33,6 @@ import { type RunEvent, RunSetupError, type RunTaskOptions } from "./types.ts";
 export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const env = options.env ?? process.env;
   const started = Date.now();
-  // The model catalog (prices, context windows) loads while the run is set up; awaited below.
-  const catalog = loadModelCatalog();
   const pr = options.pullRequest;
   // The diff's path is known once the outputs dir is (below); until then it is "".
   let task = await loadTaskFor(options, env, pr && pullRequestVars(pr, ""));
@@ -159,10 +157,12 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
       },
     });
   }
-  await catalog;
   // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
   if (!options.replay) {
     const maxCostUsd = options.maxCostUsd ?? spec.limits.maxCostUsd;
+    // Prices come from the model catalog, a lazy chunk loaded once a response is in (it never
+    // delays the first request); a cost limit needs the price now, to say if it cannot be enforced.
+    if (maxCostUsd !== undefined) await loadModelCatalog();
     ctx.notes.push(...modelRunNotes(spec, maxCostUsd !== undefined ? { maxCostUsd } : {}));
   }
   return ctx;
