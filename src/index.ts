@@ -22,9 +22,8 @@ export {
   priceFor,
   type ReplaySession,
 } from "./providers/index.ts";
+export { createGithubRenderer, createTextRenderer } from "./render/index.ts";
 export {
-  createGithubRenderer,
-  createTextRenderer,
   escapeWorkflowCommandText,
   type RunEvent,
   type RunResult,

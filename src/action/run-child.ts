@@ -52,13 +52,13 @@ function receiveRequest(): Promise<RunRequest> {
 
 async function execute(request: RunRequest, signal: AbortSignal): Promise<RunReply> {
   try {
-    const runner = await import("../run/index.ts");
+    const [runner, render] = await Promise.all([import("../run/index.ts"), import("../render/github.ts")]);
     const result = await runner.runTask({
       ...request.options,
       env: { ...process.env, ...request.secretEnv },
       secretValues: request.secretValues,
       signal,
-      onEvent: runner.createGithubRenderer((chunk) => process.stdout.write(chunk)),
+      onEvent: render.createGithubRenderer((chunk) => process.stdout.write(chunk)),
     });
     const reply: ActionRunResult = {
       conclusion: result.conclusion,

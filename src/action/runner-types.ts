@@ -2,7 +2,7 @@
  * The part of the runner's API (`src/run/index.ts`) the action uses, as picks of the runner's own
  * types. The run's process (run-child.ts) loads the real one.
  */
-import type { CompactRunEvent, RunResult, RunTaskOptions } from "../run/index.ts";
+import type { RunResult, RunTaskOptions } from "../run/index.ts";
 
 export type RunConclusion = RunResult["conclusion"];
 
@@ -32,5 +32,4 @@ export type ActionRunOptions = Pick<
 
 export interface ActionRunner {
   runTask(options: ActionRunOptions): Promise<ActionRunResult>;
-  createGithubRenderer(write: (chunk: string) => void): (event: CompactRunEvent) => void;
 }

@@ -1,6 +1,5 @@
 import { EXIT, errorText, exitCodeOf, isAgentRunError } from "../core/errors.ts";
-import type { CompactRunEvent } from "../run/compact-event.ts";
-import { createTextRenderer, type TextRenderMode } from "../run/render-text.ts";
+import { createJsonRenderer, createTextRenderer, type TextRenderMode } from "../render/index.ts";
 import { runTask } from "../run/run-task.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
 import type { CliCommand } from "./args.ts";
@@ -31,7 +30,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   process.on("SIGTERM", sigterm);
 
   const render = command.json
-    ? jsonRenderer(stdout, process.env.GITHUB_ACTIONS === "true")
+    ? createJsonRenderer(stdout, process.env.GITHUB_ACTIONS === "true")
     : createTextRenderer({ write: stderr, mode: textMode() });
   try {
     const result = await runTask({
@@ -65,17 +64,6 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
     process.off("SIGINT", sigint);
     process.off("SIGTERM", sigterm);
   }
-}
-
-/**
- * JSON lines on stdout. On GitHub Actions the runner reads `##[` anywhere in a line as a command,
- * so it is broken with a zero-width space (still the same JSON string to a parser that ignores it).
- */
-function jsonRenderer(write: (text: string) => void, onActions: boolean): (event: CompactRunEvent) => void {
-  return (event) => {
-    const line = JSON.stringify(event);
-    write(`${onActions ? line.replaceAll("##[", "#\u200b#[") : line}\n`);
-  };
 }
 
 /** A writer that goes quiet once its stream fails (EPIPE and the like) instead of throwing. */

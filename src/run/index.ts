@@ -2,7 +2,6 @@ export { ALWAYS_PROTECTED, buildTools, caseInsensitiveGlob, protectedPaths } fro
 export { type CompactRunEvent, compactEvent } from "./compact-event.ts";
 export { PR_DIFF_FILE, type RunPullRequest } from "./pull-request.ts";
 export { RecordCollector } from "./record.ts";
-export { createTextRenderer, type TextRendererOptions, type TextRenderMode } from "./render-text.ts";
 export {
   REVIEW_FILE,
   REVIEW_TOOL,
@@ -33,11 +32,3 @@ export {
   looksLikeWorkflowCommand,
   stopCommandsBlock,
 } from "./workflow-commands.ts";
-
-import type { CompactRunEvent } from "./compact-event.ts";
-import { createTextRenderer } from "./render-text.ts";
-
-/** The GitHub Actions log renderer: a `::group::` per turn. */
-export function createGithubRenderer(write: (line: string) => void): (event: CompactRunEvent) => void {
-  return createTextRenderer({ write, mode: "github", color: false });
-}

@@ -1,6 +1,6 @@
-import type { CompactRunEvent } from "./compact-event.ts";
-import { shortArgs } from "./short-args.ts";
-import { escapeWorkflowCommandText } from "./workflow-commands.ts";
+import type { CompactRunEvent } from "../run/compact-event.ts";
+import { shortArgs } from "../run/short-args.ts";
+import { escapeWorkflowCommandText } from "../run/workflow-commands.ts";
 
 export type TextRenderMode = "tty" | "plain" | "github";
 
