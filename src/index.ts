@@ -2,6 +2,8 @@
  * The agent-run library: the agent core, its built-in tools, the providers, and the runner that
  * the CLI and the action use (`runTask`).
  */
+// The one pure function of action/ that the library offers: event text reduced before a model reads it.
+export { sanitizeUntrustedText } from "./action/untrusted-text.ts";
 export * from "./core/index.ts";
 export type { Conclusion, RunRecord, WorkspaceDiff } from "./output/index.ts";
 export {
@@ -30,7 +32,6 @@ export {
   RunSetupError,
   type RunTaskOptions,
   runTask,
-  sanitizeUntrustedText,
 } from "./run/index.ts";
 export { detectSandbox, prepareSandbox, type SandboxPolicy, type SandboxSupport } from "./sandbox/index.ts";
 export {

@@ -1,7 +1,7 @@
 /** Event text reaches the prompt only as sanitised task variables. */
 import { describe, expect, test } from "vitest";
 import { eventVars } from "../src/action/event-vars.ts";
-import { sanitizeUntrustedText } from "../src/run/untrusted-text.ts";
+import { sanitizeUntrustedText } from "../src/action/untrusted-text.ts";
 
 const sanitize = (text: string) => sanitizeUntrustedText(text, { maxChars: 200 });
 

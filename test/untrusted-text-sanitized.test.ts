@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { DEFAULT_UNTRUSTED_MAX_CHARS, sanitizeUntrustedText } from "../src/run/untrusted-text.ts";
+import { DEFAULT_UNTRUSTED_MAX_CHARS, sanitizeUntrustedText } from "../src/action/untrusted-text.ts";
 
 describe("event text is cut down to what a reader sees, before it reaches the prompt", () => {
   test.for([

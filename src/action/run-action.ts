@@ -7,7 +7,6 @@
 import path from "node:path";
 import * as core from "@actions/core";
 import { createRedactor } from "../output/redact.ts";
-import { sanitizeUntrustedText } from "../run/untrusted-text.ts";
 import { errorAnnotations, runAnnotation } from "./annotations.ts";
 import { type EventContext, readEventContext } from "./event-context.ts";
 import { eventTarget } from "./event-target.ts";
@@ -22,6 +21,7 @@ import type { RunFailure, RunReply } from "./run-protocol.ts";
 import { type StartRunOptions, startRun } from "./start-run.ts";
 import { taskName } from "./task-name.ts";
 import { passTrustGate } from "./trust-gate.ts";
+import { sanitizeUntrustedText } from "./untrusted-text.ts";
 
 export interface ActionDeps {
   /** Starts the run's own process. Default: `startRun` (the same Node and entry, with RUN_CHILD_FLAG). */

@@ -23,11 +23,6 @@ export {
   type RunTaskOptions,
 } from "./types.ts";
 export {
-  DEFAULT_UNTRUSTED_MAX_CHARS,
-  type SanitizeOptions,
-  sanitizeUntrustedText,
-} from "./untrusted-text.ts";
-export {
   escapeWorkflowCommandText,
   looksLikeWorkflowCommand,
   stopCommandsBlock,
