@@ -5,7 +5,7 @@
 import path from "node:path";
 import type { AnnotationProperties } from "@actions/core";
 import { isMap } from "yaml";
-import { exitCodeOf } from "../core/errors.ts";
+import { errorText, exitCodeOf } from "../core/errors.ts";
 import { peekTaskDocument } from "../spec/spec-file.ts";
 import type { ActionRunResult } from "./runner-types.ts";
 
@@ -64,7 +64,7 @@ export function errorAnnotations(error: unknown, workspace: string): Annotation[
   });
   if (positioned.length > 0) return positioned;
   const short = typeof record.shortMessage === "string" ? record.shortMessage : undefined;
-  const message = short ?? (error instanceof Error ? error.message : String(error));
+  const message = short ?? errorText(error);
   const location = typeof record.location === "object" && record.location !== null ? record.location : {};
   return [
     {

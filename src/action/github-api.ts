@@ -3,6 +3,7 @@
  * 404, rate limit) becomes data the action turns into a warning, so a comment never costs a run.
  */
 import type { getOctokit } from "@actions/github";
+import { errorText } from "../core/errors.ts";
 
 /** The Octokit client `@actions/github` builds. */
 export type GitHubClient = ReturnType<typeof getOctokit>;
@@ -71,7 +72,7 @@ function errorInfo(error: unknown): ErrorInfo {
       if (value !== undefined && value !== null) headers[key.toLowerCase()] = String(value);
     }
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return { status, headers, message: message.split("\n")[0] ?? "" };
 }
 

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import * as core from "@actions/core";
+import { errorText } from "../core/errors.ts";
 import { createRedactor } from "../output/redact.ts";
 import { errorAnnotations, runAnnotation } from "./annotations.ts";
 import { type EventContext, readEventContext } from "./event-context.ts";
@@ -49,7 +50,7 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
   try {
     inputs = readActionInputs(getInput);
   } catch (error) {
-    core.setFailed(error instanceof Error ? error.message : String(error));
+    core.setFailed(errorText(error));
     process.exitCode = 2;
     return;
   }
@@ -155,9 +156,7 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
   try {
     commentUrl = await postComment(inputs, ctx, target?.issueNumber, result, name, client, deps.apiOptions);
   } catch (error) {
-    core.warning(
-      `agent-run: the PR comment failed: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    core.warning(`agent-run: the PR comment failed: ${errorText(error)}`);
   }
   core.setOutput("comment-url", commentUrl);
 
@@ -263,9 +262,7 @@ async function writeStepSummary(markdown: string): Promise<void> {
   try {
     await core.summary.addRaw(markdown, true).write();
   } catch (error) {
-    core.warning(
-      `agent-run: step summary not written: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    core.warning(`agent-run: step summary not written: ${errorText(error)}`);
   }
 }
 

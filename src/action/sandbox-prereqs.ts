@@ -8,6 +8,7 @@
  */
 import { access, readFile } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import { peekTaskDocument } from "../spec/spec-file.ts";
 
 /** The AppArmor switch Ubuntu 24.04 uses to restrict unprivileged user namespaces. */
@@ -120,7 +121,7 @@ export async function prepareSandboxPrereqs(options: {
       }
     }
   } catch (error) {
-    warn(`sandbox set-up failed: ${error instanceof Error ? error.message : String(error)}`);
+    warn(`sandbox set-up failed: ${errorText(error)}`);
   }
   return lines;
 }

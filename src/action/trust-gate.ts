@@ -4,6 +4,7 @@
  * then the task spec and hook scripts from the trusted commit. Each refusal says why in one line.
  */
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import { type CheckoutCheck, checkCheckout, trustedCommit } from "./checkout-trust.ts";
 import type { EventContext } from "./event-context.ts";
 import type { EventTarget } from "./event-target.ts";
@@ -60,7 +61,7 @@ export async function passTrustGate(options: GateOptions): Promise<GateOutcome> 
   try {
     return await checkAll(options);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorText(error);
     return { run: false, kind: "refused", message: `the trust checks failed (${reason}). Not running` };
   }
 }

@@ -9,6 +9,7 @@
 import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import { parseYaml } from "../system/yaml-input.ts";
 import { git } from "./checkout-trust.ts";
 
@@ -69,7 +70,7 @@ export async function taskFromTrustedCommit(options: {
       runFile = path.join(dir, path.basename(taskFile));
       await writeFile(runFile, trusted);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorText(error);
       return {
         ok: false,
         message: `the checkout's task spec differs from the trusted commit ${short}, and the trusted copy could not be written to ${base} (${reason}). Not running`,

@@ -1,5 +1,6 @@
 /** Writes `patch.diff`, `usage.json` and `summary.md` at the end of a run, whatever ended it. */
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import { writeFileAtomic } from "./atomic-write.ts";
 import type { Redactor } from "./redact.ts";
 import { renderSummary } from "./summary.ts";
@@ -73,7 +74,7 @@ async function attempt(file: string, write: () => Promise<unknown>): Promise<voi
   try {
     await write();
   } catch (error) {
-    throw new Error(`could not write ${file}: ${error instanceof Error ? error.message : String(error)}`, {
+    throw new Error(`could not write ${file}: ${errorText(error)}`, {
       cause: error,
     });
   }

@@ -1,3 +1,4 @@
+import { errorText } from "../core/errors.ts";
 import type { AssistantMessageEvent } from "../core/provider.ts";
 import type { AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
@@ -151,7 +152,7 @@ function finishToolCall(call: ToolCall): void {
     delete call.partialJson;
   } catch (error) {
     call.arguments = {};
-    call.parseError = error instanceof Error ? error.message : String(error);
+    call.parseError = errorText(error);
   }
 }
 

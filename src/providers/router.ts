@@ -1,3 +1,4 @@
+import { errorText } from "../core/errors.ts";
 import type { AssistantMessageEvent, Provider, StreamFunction, StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
@@ -73,7 +74,7 @@ async function* configFailure(
   error: unknown,
   now: () => number,
 ): AsyncGenerator<AssistantMessageEvent> {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   yield {
     type: "error",
     message: {

@@ -9,6 +9,7 @@
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
+import { errorText } from "../core/errors.ts";
 import { bubblewrapCommand, isInside, type SandboxPolicy } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
@@ -176,14 +177,12 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
           try {
             read(chunk);
           } catch (error) {
-            goDown(
-              `its answer could not be read (${error instanceof Error ? error.message : String(error)})`,
-            );
+            goDown(`its answer could not be read (${errorText(error)})`);
           }
         });
         server.stdout.unref();
       } catch (error) {
-        settle(false, error instanceof Error ? error.message : String(error));
+        settle(false, errorText(error));
       }
     });
     return starting;

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { errorText } from "../core/errors.ts";
 import type { Model } from "../core/types.ts";
 import { KNOWN_PROVIDERS, parseModelRef } from "../providers/model-ref.ts";
 import { parseDuration } from "./duration.ts";
@@ -147,7 +148,7 @@ export function createFieldChecks(
     try {
       return parseModelRef(value);
     } catch (error) {
-      report(origin, error instanceof Error ? error.message : String(error));
+      report(origin, errorText(error));
       return undefined;
     }
   };
@@ -156,10 +157,7 @@ export function createFieldChecks(
     try {
       picomatch.makeRe(pattern, { strictBrackets: true });
     } catch (error) {
-      report(
-        { path },
-        `bad glob ${showText(pattern)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      report({ path }, `bad glob ${showText(pattern)}: ${errorText(error)}`);
     }
     if (kind === "path" && (pattern.startsWith("/") || /^[A-Za-z]:[\\/]/.test(pattern))) {
       report({ path }, `absolute glob ${showText(pattern)} can never match`, {

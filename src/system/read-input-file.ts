@@ -1,6 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
+import { errorText } from "../core/errors.ts";
 
 /**
  * Reads a file the user named (a task spec, a replay file) as UTF-8 text, refusing what is not a
@@ -176,5 +177,5 @@ function kindOf(info: Stats): string {
 
 function reason(error: unknown): string {
   const e = error as NodeJS.ErrnoException;
-  return e.code ?? (error instanceof Error ? error.message : String(error));
+  return e.code ?? errorText(error);
 }

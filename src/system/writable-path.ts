@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, realpath, rmdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 
 /**
  * Checks, before a run starts, that agent-run can write where it was told to: the outputs folder
@@ -155,6 +156,6 @@ function failure(error: unknown): string {
     case "ENXIO":
       return "it is a FIFO or socket with nothing at the other end";
     default:
-      return code ?? (error instanceof Error ? error.message : String(error));
+      return code ?? errorText(error);
   }
 }

@@ -9,6 +9,7 @@ import {
   type Node,
   parseDocument,
 } from "yaml";
+import { errorText } from "../core/errors.ts";
 
 /**
  * YAML a user wrote (a task spec, a replay file), parsed so that no input can crash, hang or
@@ -73,7 +74,7 @@ function syntax(offset: number, message: string): YamlProblem {
 }
 
 function errorMessage(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (error instanceof RangeError || /Maximum call stack/.test(message)) {
     return `the document nests too deeply (at most ${MAX_YAML_DEPTH} levels)`;
   }

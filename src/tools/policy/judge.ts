@@ -19,6 +19,7 @@
  * list is the guard, and the sandbox the boundary.
  */
 import path, { basename } from "node:path";
+import { errorText } from "../../core/errors.ts";
 import { createJudgeEnv } from "./env.ts";
 import { globMatch, matchNaming } from "./globs.ts";
 import { analyzerFor } from "./programs/index.ts";
@@ -101,7 +102,7 @@ export async function checkCommand(
   } catch (error) {
     return {
       allowed: false,
-      reason: `the command could not be judged (${error instanceof Error ? error.message : String(error)})`,
+      reason: `the command could not be judged (${errorText(error)})`,
     };
   }
 }

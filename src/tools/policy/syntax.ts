@@ -5,6 +5,8 @@
  * subshells, `$(…)`, backticks, process substitution, function bodies), every redirection, and the
  * first construct refused outright (see arithmetic.ts).
  */
+
+import { errorText } from "../../core/errors.ts";
 import { refusedSyntax, type ShNode, type ShSyntax } from "./arithmetic.ts";
 import type { Call, Word } from "./types.ts";
 
@@ -226,5 +228,5 @@ function unescapeShell(raw: string, quoted: boolean): string {
 function parseErrorText(error: unknown): string {
   const withError = error as { Error?: () => string } | null;
   if (withError && typeof withError.Error === "function") return withError.Error();
-  return error instanceof Error ? error.message : String(error);
+  return errorText(error);
 }

@@ -12,6 +12,7 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
+import { errorText } from "../../core/errors.ts";
 import { createProtectedPathCheck } from "../protected-paths.ts";
 import { createWorkspace, type ResolvedPath, WorkspacePathError } from "../workspace-path.ts";
 import type { Word } from "./types.ts";
@@ -52,8 +53,7 @@ export async function judgeTargets(
   const isProtected = createProtectedPathCheck(context.protectedPaths);
   for (const target of targets) {
     const refusal = await judgeTarget(target, context, workspace, isProtected).catch(
-      (error: unknown) =>
-        `${describe(target)} cannot be judged (${error instanceof Error ? error.message : String(error)})`,
+      (error: unknown) => `${describe(target)} cannot be judged (${errorText(error)})`,
     );
     if (refusal !== undefined) return refusal;
   }
