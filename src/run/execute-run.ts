@@ -5,6 +5,7 @@ import { createHooks } from "../hooks/index.ts";
 import { snapshotWorkspace } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
 import { formatDuration } from "../spec/index.ts";
+import { isTimerDelay } from "../system/timer.ts";
 import { createOutputGuard } from "../tools/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
@@ -13,9 +14,6 @@ import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
 
-/** setTimeout fires at once past 2^31-1 ms (~24.8 days): such a timeout is as good as none. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * The execute phase: snapshot the workspace, build the tools, hooks and agent, and run the agent
  * until it ends. Never throws: how it ended is left in `ctx.outcome`, a runner failure in
@@ -23,10 +21,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export async function executeRun(ctx: RunContext): Promise<void> {
   const { options, spec, controller, emit } = ctx;
-  const timer =
-    ctx.timeoutMs && ctx.timeoutMs <= MAX_TIMER_MS
-      ? setTimeout(() => controller.abort("timeout"), ctx.timeoutMs)
-      : undefined;
+  const timer = isTimerDelay(ctx.timeoutMs)
+    ? setTimeout(() => controller.abort("timeout"), ctx.timeoutMs)
+    : undefined;
   const onExternalAbort = () => controller.abort(options.signal?.reason ?? "SIGTERM");
   if (options.signal?.aborted) onExternalAbort();
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });

@@ -9,10 +9,10 @@ import { fchmodSync } from "node:fs";
 import { constants as osConstants } from "node:os";
 import path from "node:path";
 import type { ProcessResult, RunProcessOptions, runProcess } from "../system/process.ts";
+import { isTimerDelay } from "../system/timer.ts";
 import type { ServerReply, SessionChannel } from "./session-channel.ts";
 
 const DEFAULT_GRACE_MS = 2000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A command as the bash tool would run it without the sandbox. */
 export interface SessionCommand {
@@ -109,11 +109,7 @@ export function createSessionCommands(
           },
         },
       );
-      if (
-        runOptions.timeoutMs !== undefined &&
-        runOptions.timeoutMs > 0 &&
-        runOptions.timeoutMs <= MAX_TIMER_MS
-      ) {
+      if (isTimerDelay(runOptions.timeoutMs)) {
         timeout = setTimeout(() => {
           timedOut = true;
           kill();

@@ -15,12 +15,12 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { execa } from "execa";
 import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
+import { isTimerDelay } from "./timer.ts";
 
 /** Default bytes of stdout and of stderr kept in memory: 1 MiB. */
 export const DEFAULT_PROCESS_MAX_BUFFER = 1024 * 1024;
 /** Default delay between SIGTERM and SIGKILL when a process group is killed: 2000 ms. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RunProcessOptions {
   cwd: string;
@@ -163,14 +163,12 @@ export async function runProcess(
     killTimer.unref();
   };
 
-  // Node fires a timer over 2^31-1 ms at once; a longer timeout is as good as none.
-  const timeout =
-    options.timeoutMs !== undefined && options.timeoutMs > 0 && options.timeoutMs <= MAX_TIMER_MS
-      ? setTimeout(() => {
-          timedOut = true;
-          killGroup();
-        }, options.timeoutMs)
-      : undefined;
+  const timeout = isTimerDelay(options.timeoutMs)
+    ? setTimeout(() => {
+        timedOut = true;
+        killGroup();
+      }, options.timeoutMs)
+    : undefined;
   const onAbort = () => {
     canceled = true;
     killGroup();

@@ -5,6 +5,7 @@ import type { AgentContext, AgentTool, AgentToolResult } from "../core/types.ts"
 import { DEFAULT_CAPS, formatBytes, formatBytesApprox } from "../system/caps.ts";
 import { scrubEnv } from "../system/env.ts";
 import { runProcess } from "../system/process.ts";
+import { isTimerDelay, MAX_TIMER_MS } from "../system/timer.ts";
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_LINES,
@@ -18,7 +19,6 @@ import { checkCommand } from "./policy/index.ts";
 
 /** Default bash timeout: 120000 ms. */
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The largest per-call `timeout` the schema accepts, in seconds: the longest a timer can wait (2^31-1 ms). */
 export const MAX_CALL_TIMEOUT_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
@@ -268,8 +268,7 @@ function stopStatus(stop: CapturedStop, savedPath: string | undefined): string {
 function effectiveTimeoutMs(callSeconds: number | undefined, configuredMs: number): number {
   if (callSeconds === undefined) return configuredMs;
   const callMs = callSeconds * 1000;
-  const configuredIsTimer = configuredMs > 0 && configuredMs <= MAX_TIMER_MS;
-  return configuredIsTimer ? Math.min(callMs, configuredMs) : callMs;
+  return isTimerDelay(configuredMs) ? Math.min(callMs, configuredMs) : callMs;
 }
 
 function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
