@@ -89,8 +89,13 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
   // workspace is bound back on top.
   const hideable = (dir: string) => dir !== "/" && !isInside(dir, policy.workspace);
   if (policy.home !== "/tmp" && hideable(policy.home)) args.push(...size(sizes.home), "--tmpfs", policy.home);
-  const readOnlyTmpfs = unique([...policy.hide, ...(policy.network ? [] : ["/run"])]).filter(
+  const hidden = unique([...policy.hide, ...(policy.network ? [] : ["/run"])]).filter(
     (dir) => dir !== "/tmp" && dir !== policy.home && hideable(dir),
+  );
+  // A folder inside another hidden one is hidden with it; its own tmpfs would be mounted on a
+  // path the outer tmpfs then covers (or that does not exist in it).
+  const readOnlyTmpfs = hidden.filter(
+    (dir) => !hidden.some((outer) => outer !== dir && isInside(dir, outer)),
   );
   for (const dir of readOnlyTmpfs) args.push("--tmpfs", dir);
   for (const dir of unique(policy.reveal ?? [])) {

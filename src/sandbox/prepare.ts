@@ -16,6 +16,7 @@ import {
 } from "./bubblewrap.ts";
 import { sandboxEnv } from "./env-allowlist.ts";
 import { findGitCredentials } from "./git-credentials.ts";
+import { findRunnerInstallDirs } from "./runner-install.ts";
 
 /** Files the Actions runner reads back after a step: the agent must not write (or read) them. */
 export const RUNNER_COMMAND_FILES = [
@@ -40,6 +41,8 @@ export interface PrepareSandboxOptions {
   launcher?: string[];
   /** The runner's environment (for HOME and the command files). */
   env: Record<string, string | undefined>;
+  /** The Node running the runner, whose ancestors may be an Actions runner's install. Default: this one. */
+  execPath?: string;
 }
 
 /** A command as `runProcess` takes it. */
@@ -108,6 +111,16 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
   const runnerTemp = env.RUNNER_TEMP && path.isAbsolute(env.RUNNER_TEMP) ? [env.RUNNER_TEMP] : [];
   const hide: string[] = [];
   for (const dir of runnerTemp) if (await exists(dir)) hide.push(dir);
+  const runnerInstall = await findRunnerInstallDirs(env, options.execPath ?? process.execPath);
+  hide.push(...runnerInstall);
+  // The checkout stays readable when the workspace is a folder of it (its .git lies above).
+  const checkout =
+    env.GITHUB_WORKSPACE && path.isAbsolute(env.GITHUB_WORKSPACE) ? env.GITHUB_WORKSPACE : undefined;
+  const keepCheckout =
+    checkout !== undefined &&
+    isInside(workspace, checkout) &&
+    runnerInstall.some((dir) => isInside(checkout, dir)) &&
+    (await exists(checkout));
   const sandboxHome = (await exists(home)) ? home : "/tmp";
   const policy: Omit<SandboxPolicy, "env"> = {
     bwrapPath: options.bwrapPath,
@@ -116,7 +129,10 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     masks,
     hide,
     home: sandboxHome,
-    reveal: await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide]),
+    reveal: [
+      ...(await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide])),
+      ...(keepCheckout ? [checkout] : []),
+    ],
     network: options.network ?? false,
     ...(options.tmpfsBytes && { tmpfsBytes: options.tmpfsBytes }),
     ...(options.launcher && { launcher: options.launcher }),
