@@ -5,6 +5,7 @@
  * It checks the Node version before anything else is loaded: the rest is imported dynamically, so
  * dist/index.js stays a small file that parses and runs on old Node (DESIGN §7).
  */
+import { enableCompileCache } from "../system/compile-cache.ts";
 import { nodeVersionProblem } from "../system/node-version.ts";
 
 const problem = nodeVersionProblem();
@@ -13,6 +14,7 @@ if (problem) {
   // EXIT.usage; core/errors.ts is not imported, so that nothing but this check runs first.
   process.exitCode = 2;
 } else {
+  enableCompileCache();
   const { RUN_CHILD_FLAG } = await import("./run-protocol.ts");
   if (process.argv[2] === RUN_CHILD_FLAG) {
     // The runner (spec, tools, providers) loads here, in the run's process only.

@@ -4,6 +4,7 @@
  * version before anything else is loaded: everything past the check is imported dynamically, so
  * this file stays small and parses on old Node (DESIGN §7).
  */
+import { enableCompileCache } from "../system/compile-cache.ts";
 import { nodeVersionProblem } from "../system/node-version.ts";
 
 const problem = nodeVersionProblem();
@@ -12,6 +13,7 @@ if (problem) {
   // EXIT.usage; core/errors.ts is not imported, so that nothing but this check runs first.
   process.exitCode = 2;
 } else {
+  enableCompileCache();
   const { main } = await import("./main.ts");
   await main(process.argv.slice(2)).then(
     (code) => {
