@@ -4,18 +4,23 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import path from "node:path";
-import { type BenchContext, runCliOnce } from "./run-cli.ts";
+import { type BenchContext, runBareOnce, runCliOnce } from "./run-cli.ts";
 import { fanOutScript } from "./sessions.ts";
-import { type BenchRow, rowOf } from "./stats.ts";
+import { type BenchRow, ratioRow, rowOf } from "./stats.ts";
 import { expectRun, taskYaml, tempWorkspace } from "./workspace.ts";
 
 /** Target: peak RSS under 120 MB. */
 export const BIG_OUTPUT_TARGET_MB = 120;
 
+/** Target: wall time at most 1.3 times the bare loop's (issue 18), which sends all 22.9 MB back. */
+export const BIG_OUTPUT_RATIO_TARGET = 1.3;
+
 export async function bigOutput(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
   const rss: number[] = [];
   const wall: number[] = [];
   const sent: number[] = [];
+  const cpu: number[] = [];
+  const bare = { wall: [] as number[], cpu: [] as number[] };
   for (let run = 0; run < runs; run++) {
     const workspace = await tempWorkspace({ "task.yml": taskYaml({ wire: "anthropic" }) });
     const what = "big output: seq 1 3000000";
@@ -25,11 +30,30 @@ export async function bigOutput(ctx: BenchContext, runs: number): Promise<BenchR
     });
     await expectRun(workspace, 2, 1, what);
     wall.push(result.wallMs);
+    if (result.cpuMs !== undefined) cpu.push(result.cpuMs);
+    const bareRun = await runBareOnce(
+      ctx,
+      "anthropic",
+      await tempWorkspace(),
+      fanOutScript("seq 1 3000000", 1),
+      `${what}, bare loop`,
+    );
+    bare.wall.push(bareRun.wallMs);
+    if (bareRun.cpuMs !== undefined) bare.cpu.push(bareRun.cpuMs);
     if (result.peakRssKb !== undefined) rss.push(result.peakRssKb / 1024);
     sent.push(toolResultBytes(result.requests[1]?.body));
     await removeSpill(workspace);
   }
-  const rows = [rowOf("big output (seq 1 3000000)", "wall ms", wall)];
+  const s = "big output (seq 1 3000000)";
+  const rows = [
+    rowOf(s, "wall ms", wall),
+    rowOf(s, "bare loop wall ms", bare.wall),
+    ratioRow(s, "wall, × bare loop", wall, bare.wall, BIG_OUTPUT_RATIO_TARGET),
+  ];
+  if (cpu.length > 0 && bare.cpu.length > 0) {
+    rows.push(rowOf(s, "CPU ms", cpu), rowOf(s, "bare loop CPU ms", bare.cpu));
+    rows.push(ratioRow(s, "CPU, × bare loop", cpu, bare.cpu));
+  }
   if (rss.length > 0)
     rows.push(rowOf("big output (seq 1 3000000)", "peak RSS MB", rss, { below: BIG_OUTPUT_TARGET_MB }));
   rows.push(rowOf("big output (seq 1 3000000)", "bytes sent to the model", sent));

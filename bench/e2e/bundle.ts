@@ -3,7 +3,7 @@
  * the working tree into a temp folder, so the bench measures what users run (dist/cli.js,
  * dist/index.js) as of the current sources, without touching the committed dist/.
  */
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { build } from "rolldown";
@@ -22,6 +22,9 @@ export async function buildBundle(): Promise<Bundle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-bench-dist-"));
   const started = performance.now();
   await build({ ...config, logLevel: "silent", output: { ...config.output, dir } });
+  // As in the package (dist/ under its package.json): without it, Node would parse every chunk
+  // twice to detect its module format.
+  await writeFile(path.join(dir, "package.json"), '{ "type": "module" }\n');
   return {
     dir,
     cli: path.join(dir, "cli.js"),

@@ -3,7 +3,7 @@
  * against the mock LLM on loopback (zero latency) and prints one Markdown table. The last stdout
  * line is `BENCH_ROWS <json>` for bench/run.ts. Exits 1 when a scenario broke (the CLI exited
  * non-zero, a run did not do what it was scripted to do); a missed target is reported, not fatal.
- * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, turn, parallel, big, long, action).
+ * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, long, action).
  */
 import { rm } from "node:fs/promises";
 import { actionStart } from "./action-start.ts";
@@ -15,14 +15,25 @@ import { canMeasureRss, GNU_TIME } from "./measure.ts";
 import { parallel } from "./parallel.ts";
 import { perTurn } from "./per-turn.ts";
 import type { BenchContext } from "./run-cli.ts";
+import { sessionStart } from "./session-start.ts";
 import { type BenchRow, markdownTable } from "./stats.ts";
 import { removeWorkspaces } from "./workspace.ts";
 
 /** Runs per scenario: fewer where one run takes seconds, so the whole suite stays near 2 minutes. */
-export const RUNS = { cold: 10, turn: 5, parallel: 3, sequential: 2, big: 3, long: 1, action: 5 };
+export const RUNS = {
+  cold: 10,
+  session: 10,
+  turn: 5,
+  parallel: 3,
+  sequential: 2,
+  big: 3,
+  long: 1,
+  action: 5,
+};
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<BenchRow[]>> = {
   cold: (ctx) => coldStart(ctx, RUNS.cold),
+  session: (ctx) => sessionStart(ctx, RUNS.session),
   turn: (ctx) => perTurn(ctx, RUNS.turn),
   parallel: (ctx) => parallel(ctx, { parallel: RUNS.parallel, sequential: RUNS.sequential }),
   big: (ctx) => bigOutput(ctx, RUNS.big),

@@ -17,6 +17,9 @@ export interface Measured {
   signal: NodeJS.Signals | null;
   /** Spawn to exit, ms. Includes GNU time's own fork and exec (well under 1 ms). */
   wallMs: number;
+  /** `performance.now()` of this process just before the spawn and at the child's exit. */
+  startedAt: number;
+  exitedAt: number;
   /** Peak resident set of the measured process, KB; undefined when GNU time is missing. */
   peakRssKb: number | undefined;
   /**
@@ -79,19 +82,21 @@ export async function measure(
     stderr.push(chunk);
   });
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 120_000);
-  const { code, signal, wallMs } = await new Promise<{
+  const { code, signal, wallMs, exitedAt } = await new Promise<{
     code: number | null;
     signal: NodeJS.Signals | null;
     wallMs: number;
+    exitedAt: number;
   }>((resolve, reject) => {
     let exitedAt = 0;
     child.on("error", reject);
     child.on("exit", () => {
       exitedAt = performance.now();
     });
-    child.on("close", (exitCode, exitSignal) =>
-      resolve({ code: exitCode, signal: exitSignal, wallMs: (exitedAt || performance.now()) - started }),
-    );
+    child.on("close", (exitCode, exitSignal) => {
+      exitedAt ||= performance.now();
+      resolve({ code: exitCode, signal: exitSignal, wallMs: exitedAt - started, exitedAt });
+    });
   }).finally(() => clearTimeout(timer));
   let peakRssKb: number | undefined;
   let cpuMs: number | undefined;
@@ -109,6 +114,8 @@ export async function measure(
     code,
     signal,
     wallMs,
+    startedAt: started,
+    exitedAt,
     peakRssKb,
     cpuMs,
     firstOutputMs,

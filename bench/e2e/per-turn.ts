@@ -9,15 +9,21 @@
  * with sandbox: off.
  */
 import type { Measured } from "./measure.ts";
-import { type BenchContext, runBareOnce, runCliOnce } from "./run-cli.ts";
+import { type BenchContext, type RequestTimes, runBareOnce, runCliOnce } from "./run-cli.ts";
 import { DONE, markerFile, toolCycleScript } from "./sessions.ts";
-import { type BenchRow, fmt, rowOf, spread } from "./stats.ts";
+import { type BenchRow, fmt, ratioRow, rowOf, spread } from "./stats.ts";
 import { expectRun, taskYaml, tempWorkspace, type Wire } from "./workspace.ts";
 
 const TURNS = 100;
 
 /** Target: under 3 ms of runner overhead per turn. */
 export const PER_TURN_TARGET_MS = 3;
+
+/**
+ * Targets as ratios to the bare loop (issue 18): agent-run's time per turn with the sandbox on,
+ * and last request → exit of the 100-turn session (its patch is not empty).
+ */
+export const PER_TURN_RATIO_TARGET = { perTurn: 1.5, lastRequestToExit: 1.5 };
 
 interface Variant {
   wire: Wire;
@@ -34,16 +40,18 @@ const VARIANTS: Variant[] = [
 interface Slopes {
   wall: number[];
   cpu: number[];
+  /** Last request → exit of the long session, ms. */
+  last: number[];
 }
 
 export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const bareByWire = new Map<Wire, Slopes>();
   for (const variant of VARIANTS) {
-    const cli: Slopes = { wall: [], cpu: [] };
+    const cli: Slopes = { wall: [], cpu: [], last: [] };
     let bare = bareByWire.get(variant.wire);
     const measureBare = bare === undefined;
-    bare ??= { wall: [], cpu: [] };
+    bare ??= { wall: [], cpu: [], last: [] };
     for (let run = 0; run < runs; run++) {
       addSlope(cli, await session(ctx, variant, "cli", TURNS), await session(ctx, variant, "cli", 0));
       if (measureBare)
@@ -61,6 +69,28 @@ export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow
       spread: "agent-run − bare loop, medians",
       target: `< ${PER_TURN_TARGET_MS} ${overhead < PER_TURN_TARGET_MS ? "met" : "MISSED"}`,
     });
+    const sandboxed = variant.sandbox !== "off";
+    rows.push(
+      ratioRow(
+        scenario,
+        "wall per turn, × bare loop",
+        cli.wall,
+        bare.wall,
+        sandboxed ? PER_TURN_RATIO_TARGET.perTurn : undefined,
+      ),
+    );
+    rows.push(rowOf(scenario, `agent-run last request → exit ms (${TURNS} turns)`, cli.last));
+    if (measureBare)
+      rows.push(rowOf(scenario, `bare loop last request → exit ms (${TURNS} turns)`, bare.last));
+    rows.push(
+      ratioRow(
+        scenario,
+        "last request → exit, × bare loop",
+        cli.last,
+        bare.last,
+        PER_TURN_RATIO_TARGET.lastRequestToExit,
+      ),
+    );
     if (cli.cpu.length > 0 && bare.cpu.length > 0) {
       rows.push(rowOf(scenario, "agent-run CPU ms/turn", cli.cpu, undefined, 2));
       if (measureBare) rows.push(rowOf(scenario, "bare loop CPU ms/turn", bare.cpu, undefined, 2));
@@ -71,14 +101,16 @@ export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow
         spread: "agent-run − bare loop, medians",
         target: "",
       });
+      rows.push(ratioRow(scenario, "CPU per turn, × bare loop", cli.cpu, bare.cpu));
     }
   }
   return rows;
 }
 
 /** Adds one run's per-turn figures: (long session − one-turn session) / TURNS. */
-function addSlope(into: Slopes, long: Measured, short: Measured): void {
+function addSlope(into: Slopes, long: Measured & RequestTimes, short: Measured): void {
   into.wall.push((long.wallMs - short.wallMs) / TURNS);
+  into.last.push(long.lastRequestToExitMs);
   if (long.cpuMs !== undefined && short.cpuMs !== undefined)
     into.cpu.push((long.cpuMs - short.cpuMs) / TURNS);
 }
@@ -88,7 +120,7 @@ async function session(
   variant: Variant,
   who: "cli" | "bare",
   turns: number,
-): Promise<Measured> {
+): Promise<Measured & RequestTimes> {
   const task = taskYaml({ wire: variant.wire, ...(variant.sandbox && { sandbox: variant.sandbox }) });
   const workspace = await tempWorkspace({ "task.yml": task, "main.txt": markerFile(TURNS) });
   const script = turns === 0 ? [DONE] : toolCycleScript(turns);

@@ -1,6 +1,11 @@
 /** Runs the bundled CLI (or the bare loop) once against a fresh mock LLM and measures it. */
 import path from "node:path";
-import { type MockScript, type RecordedRequest, startMockLlm } from "../../test/mock-llm/server.ts";
+import {
+  type MockReply,
+  type MockScript,
+  type RecordedRequest,
+  startMockLlm,
+} from "../../test/mock-llm/server.ts";
 import type { Bundle } from "./bundle.ts";
 import { expectExit, type Measured, measure } from "./measure.ts";
 import { cliEnv, type Wire } from "./workspace.ts";
@@ -11,9 +16,35 @@ export interface BenchContext {
   node: string;
 }
 
-export interface CliRun extends Measured {
+/** When the mock received each request: what "start → first request" and "last request → exit" need. */
+export interface RequestTimes {
+  /** Spawn to the mock receiving the first request (its body read), ms. */
+  firstRequestMs: number;
+  /** The mock receiving the last request to the child's exit, ms. */
+  lastRequestToExitMs: number;
+}
+
+export interface CliRun extends Measured, RequestTimes {
   /** Every request the mock received, bodies included only with `recordBodies`. */
   requests: RecordedRequest[];
+}
+
+/** `script` that also notes, on this process's clock, when each request came in. */
+function timed(script: MockScript): { script: MockScript; at: number[] } {
+  const at: number[] = [];
+  const play: MockScript = (index, request) => {
+    at.push(performance.now());
+    return typeof script === "function"
+      ? script(index, request)
+      : (script[Math.min(index, script.length - 1)] as MockReply);
+  };
+  return { script: play, at };
+}
+
+function requestTimes(result: Measured, at: number[]): RequestTimes {
+  const first = at[0] ?? Number.NaN;
+  const last = at.at(-1) ?? Number.NaN;
+  return { firstRequestMs: first - result.startedAt, lastRequestToExitMs: result.exitedAt - last };
 }
 
 /**
@@ -26,14 +57,15 @@ export async function runCliOnce(
   script: MockScript,
   options: { recordBodies?: boolean; what: string },
 ): Promise<CliRun> {
-  const mock = await startMockLlm({ script, recordBodies: options.recordBodies ?? false });
+  const play = timed(script);
+  const mock = await startMockLlm({ script: play.script, recordBodies: options.recordBodies ?? false });
   try {
     const result = await measure(ctx.node, [ctx.bundle.cli, path.join(workspace, "task.yml")], {
       cwd: workspace,
       env: cliEnv(mock.url),
     });
     expectExit(result, 0, options.what);
-    return { ...result, requests: mock.requests };
+    return { ...result, ...requestTimes(result, play.at), requests: mock.requests };
   } finally {
     await mock.close();
   }
@@ -52,12 +84,14 @@ export async function runBareOnce(
   script: MockScript,
   what: string,
   options: { keepRequests?: boolean } = {},
-): Promise<Measured & { requests?: RecordedRequest[] }> {
-  const mock = await startMockLlm({ script, recordBodies: false });
+): Promise<Measured & RequestTimes & { requests?: RecordedRequest[] }> {
+  const play = timed(script);
+  const mock = await startMockLlm({ script: play.script, recordBodies: false });
   try {
     const result = await measure(ctx.node, [BARE_LOOP, wire, mock.url, workspace], { cwd: workspace });
     expectExit(result, 0, what);
-    return options.keepRequests ? { ...result, requests: mock.requests } : result;
+    const timedResult = { ...result, ...requestTimes(result, play.at) };
+    return options.keepRequests ? { ...timedResult, requests: mock.requests } : timedResult;
   } finally {
     await mock.close();
   }

@@ -68,3 +68,26 @@ export function markdownTable(rows: BenchRow[]): string {
   const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i] ?? 0)).join(" | ")} |`;
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
 }
+
+/**
+ * The ratio of two medians (`ours` / `bare`), e.g. "2.1" for a runner taking 2.1 times the bare
+ * loop's time; with `atMost`, the target "≤ N×" and whether it was met.
+ */
+export function ratioRow(
+  scenario: string,
+  measure: string,
+  ours: number[],
+  bare: number[],
+  atMost?: number,
+): BenchRow {
+  const a = spread(ours).median;
+  const b = spread(bare).median;
+  const ratio = a / b;
+  return {
+    scenario,
+    measure,
+    value: fmt(ratio, 2),
+    spread: `medians ${fmt(a, a < 10 ? 2 : 0)} / ${fmt(b, b < 10 ? 2 : 0)}`,
+    target: atMost === undefined ? "" : `≤ ${atMost}× ${ratio <= atMost ? "met" : "MISSED"}`,
+  };
+}
