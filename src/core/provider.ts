@@ -31,6 +31,12 @@ export type AssistantMessageEvent =
 export interface Provider {
   readonly name: string;
   stream(request: StreamRequest): AsyncIterable<AssistantMessageEvent>;
+  /**
+   * Starts loading what the first request needs (the SDK), without waiting for it and without a
+   * request: a run calls it during its set-up, so the first request does not wait for the load.
+   * Never throws; a failed load is reported by the first request, as without it.
+   */
+  preload?(): void;
 }
 
 export type StreamFunction = (request: StreamRequest) => AsyncIterable<AssistantMessageEvent>;

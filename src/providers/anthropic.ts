@@ -40,6 +40,9 @@ export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): 
     return sdk;
   };
   return {
+    preload() {
+      getSdk().catch(() => {});
+    },
     name: "anthropic",
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "toolu"), (ctx) =>

@@ -48,6 +48,9 @@ export function createOpenAIProvider(model: Model, deps: ProviderDeps = {}): Pro
     return sdk;
   };
   return {
+    preload() {
+      getSdk().catch(() => {});
+    },
     name: model.provider,
     stream(request: StreamRequest) {
       return runStream(request, runnerOptions(request, settings, "call"), (ctx) =>

@@ -43,7 +43,12 @@ export function createProvider(model: Model, deps: ProviderDeps = {}): Provider 
  * URLs checked now: a problem then throws `ProviderConfigError` before any run.
  */
 export function createProviderRouter(
-  deps: ProviderDeps & { replay?: ReplaySession; models?: Model[] } = {},
+  deps: ProviderDeps & {
+    replay?: ReplaySession;
+    models?: Model[];
+    /** Start loading the SDK of the first of `models` now (see `Provider.preload`). */
+    preload?: boolean;
+  } = {},
 ): StreamFunction {
   if (deps.replay) {
     const replay = createReplayProvider(deps.replay, deps.now ? { now: deps.now } : {});
@@ -53,6 +58,8 @@ export function createProviderRouter(
   const keyOf = (model: Model) =>
     [model.provider, model.api ?? "", model.baseUrl ?? "", model.apiKeyEnv ?? ""].join("\u0000");
   for (const model of deps.models ?? []) cache.set(keyOf(model), createProvider(model, deps));
+  const first = deps.models?.[0];
+  if (deps.preload && first) cache.get(keyOf(first))?.preload?.();
   return (request: StreamRequest) => {
     const { model } = request;
     const key = keyOf(model);

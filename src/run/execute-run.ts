@@ -1,8 +1,6 @@
-import path from "node:path";
 import { Agent } from "../core/agent.ts";
 import { errorText } from "../core/errors.ts";
 import { createHooks } from "../hooks/index.ts";
-import { snapshotWorkspace } from "../output/index.ts";
 import { modelLabel } from "../providers/index.ts";
 import { formatDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
@@ -28,9 +26,7 @@ export async function executeRun(ctx: RunContext): Promise<void> {
   if (options.signal?.aborted) onExternalAbort();
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });
   try {
-    ctx.snapshot = await snapshotWorkspace(ctx.workspace, {
-      exclude: [ctx.outputs.dir, ...(options.record ? [path.resolve(options.record)] : [])],
-    });
+    ctx.snapshot = await ctx.snapshotting;
     const agent = createAgent(ctx);
     agent.subscribe(emit);
     ctx.outcome = await agent.prompt(spec.prompt, { signal: controller.signal });

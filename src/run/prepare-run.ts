@@ -3,7 +3,13 @@ import path from "node:path";
 import { errorText } from "../core/errors.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
-import { createEventsWriter, createRedactor, OUTPUT_FILES } from "../output/index.ts";
+import {
+  createEventsWriter,
+  createRedactor,
+  disposeSnapshot,
+  OUTPUT_FILES,
+  snapshotWorkspace,
+} from "../output/index.ts";
 import {
   createProviderRouter,
   createRecorder,
@@ -42,7 +48,10 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   // before anything is written, they throw ProviderConfigError and the CLI exits 2.
   let stream: StreamFunction = createProviderRouter({
     env,
-    ...(options.replay ? { replay: await loadReplayFile(options.replay) } : { models: taskModels(task) }),
+    // The spec's model's SDK loads while the rest is set up (preload).
+    ...(options.replay
+      ? { replay: await loadReplayFile(options.replay) }
+      : { models: taskModels(task), preload: true }),
   });
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
@@ -63,6 +72,16 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const recorder = options.record ? createRecorder(stream, options.record) : undefined;
   if (recorder) stream = recorder;
 
+  // The workspace snapshot (a few git commands) runs while the sandbox is set up (the bubblewrap
+  // probe): both mostly wait for child processes. The set-up writes nothing git would see (empty
+  // mount points at most), and the outputs dir is left out. Awaited by the execute phase, where
+  // a failure ends the run as before; released here when the set-up fails.
+  const snapshotting = snapshotWorkspace(workspace, {
+    exclude: [outDir, ...(options.record ? [path.resolve(options.record)] : [])],
+  });
+  snapshotting.catch(() => {});
+  const dropSnapshot = () => snapshotting.then(disposeSnapshot, () => {});
+
   // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
   // is written; see sandbox-setup.ts.
   let warn: (message: string) => void = () => {};
@@ -76,6 +95,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     // The run's events start after the set-up; until then there is nothing to tell.
     onWarning: (message) => warn(message),
   }).catch(async (error: unknown) => {
+    await dropSnapshot();
     await paths.undo();
     throw error;
   });
@@ -142,6 +162,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     runnerTools: [createGiveUpTool(), ...(review ? [review.tool] : [])],
     review,
     cleanups: [{ what: "the sandbox", dispose: () => sandbox.dispose() }],
+    snapshotting,
     snapshot: undefined,
     outcome: undefined,
     crash: undefined,

@@ -49,6 +49,11 @@ export interface RunContext {
   readonly review: ReviewCollector | undefined;
   /** Run once each by the finish phase, in reverse order of addition. */
   readonly cleanups: Array<{ what: string; dispose: () => Promise<void> }>;
+  /**
+   * The workspace snapshot being taken, started by the prepare phase (in parallel with the sandbox
+   * set-up); it rejects when it cannot be taken. The execute phase awaits it before the agent runs.
+   */
+  readonly snapshotting: Promise<WorkspaceSnapshot>;
   /** Set by the execute phase once the workspace snapshot is taken. */
   snapshot: WorkspaceSnapshot | undefined;
   /** How the agent ended; undefined when it never ran or the runner crashed. */
