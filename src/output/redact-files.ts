@@ -9,14 +9,16 @@
  * link points to). Files that held no secret are left untouched.
  */
 import { constants } from "node:fs";
-import { open, readdir, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Redactor } from "./redact.ts";
 
 /** Past this many bytes without a line break, a line is redacted in pieces. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
-const CHUNK = 1024 * 1024;
+// Under V8's large-object size (128 KiB), so the strings of each piece die young instead of
+// piling up in the large-object space until a full collection (1 MiB pieces: +20 MB RSS on 23 MB).
+const CHUNK = 64 * 1024;
 
 /** Redacts every file directly in `dir` in place. Returns the names of the files that changed. Never rejects. */
 export async function redactFilesIn(dir: string, redactor: Pick<Redactor, "redact">): Promise<string[]> {
@@ -32,35 +34,25 @@ export async function redactFilesIn(dir: string, redactor: Pick<Redactor, "redac
 
 async function redactFile(file: string, redactor: Pick<Redactor, "redact">): Promise<boolean> {
   const input = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  const temp = `${file}.redacting`;
-  let changed = false;
   try {
     const info = await input.stat();
     if (!info.isFile() || info.nlink !== 1 || info.size === 0) return false;
+    // Most saved outputs hold no secret: a first pass only reads, and the copy is written (by a
+    // second pass) only for a file that held one, instead of writing every file's copy and then
+    // deleting it (a 23 MB output: 23 MB written for nothing).
+    if (!(await pass(input, redactor, undefined))) return false;
+  } finally {
+    await input.close();
+  }
+  const again = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const temp = `${file}.redacting`;
+  let changed = false;
+  try {
+    const info = await again.stat();
+    if (!info.isFile() || info.nlink !== 1) return false;
     const output = await open(temp, "wx", 0o600);
     try {
-      let pending = "";
-      const buffer = Buffer.alloc(CHUNK);
-      const decoder = new TextDecoder("utf-8");
-      const flush = async (text: string) => {
-        const out = redactor.redact(text);
-        if (out !== text) changed = true;
-        await output.write(out);
-      };
-      for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
-        if (bytesRead === 0) break;
-        pending += decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
-        const cut = pending.lastIndexOf("\n");
-        if (cut !== -1) {
-          await flush(pending.slice(0, cut + 1));
-          pending = pending.slice(cut + 1);
-        } else if (pending.length > MAX_LINE_BYTES) {
-          await flush(pending);
-          pending = "";
-        }
-      }
-      await flush(pending + decoder.decode());
+      changed = await pass(again, redactor, output);
     } finally {
       await output.close();
     }
@@ -68,9 +60,47 @@ async function redactFile(file: string, redactor: Pick<Redactor, "redact">): Pro
     changed = false;
     throw error;
   } finally {
-    await input.close();
+    await again.close();
     if (!changed) await rm(temp, { force: true });
   }
   if (changed) await rename(temp, file);
+  return changed;
+}
+
+/**
+ * Reads `input` from its start a line at a time (cut at MAX_LINE_BYTES) and redacts it, writing
+ * the result to `output` when given; without one, stops at the first change. Whether anything changed.
+ */
+async function pass(
+  input: FileHandle,
+  redactor: Pick<Redactor, "redact">,
+  output: FileHandle | undefined,
+): Promise<boolean> {
+  let changed = false;
+  let pending = "";
+  let position = 0;
+  const buffer = Buffer.alloc(CHUNK);
+  const decoder = new TextDecoder("utf-8");
+  const flush = async (text: string) => {
+    const out = redactor.redact(text);
+    if (out !== text) changed = true;
+    if (output) await output.write(out);
+  };
+  for (;;) {
+    const { bytesRead } = await input.read(buffer, 0, CHUNK, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    pending += decoder.decode(buffer.subarray(0, bytesRead), { stream: true });
+    const cut = pending.lastIndexOf("\n");
+    if (cut !== -1) {
+      await flush(pending.slice(0, cut + 1));
+      pending = pending.slice(cut + 1);
+    } else if (pending.length > MAX_LINE_BYTES) {
+      await flush(pending);
+      pending = "";
+    }
+    if (changed && !output) return true;
+  }
+  await flush(pending + decoder.decode());
   return changed;
 }
