@@ -29,6 +29,16 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     ctx.snapshot = await ctx.snapshotting;
     const agent = createAgent(ctx);
     agent.subscribe(emit);
+    const { prestart } = ctx.sandbox;
+    if (prestart) {
+      // The sandbox session starts (bwrap and its server, tens of ms) while the model is still
+      // streaming its first tool call, rather than when that call runs. A text-only run starts none.
+      const unsubscribe = agent.subscribe((event) => {
+        if (event.type !== "message_update" || event.event.type !== "toolcall_delta") return;
+        unsubscribe();
+        prestart();
+      });
+    }
     ctx.outcome = await agent.prompt(spec.prompt, { signal: controller.signal });
     ctx.collector.setUsage(ctx.outcome.usage);
     if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {

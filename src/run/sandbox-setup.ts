@@ -55,6 +55,8 @@ export interface RunSandbox {
   fileOperations?: FileOperations;
   /** Credential values found in the workspace's git config (for the redactor). */
   gitSecrets: string[];
+  /** Starts the sandbox session ahead of its first use (see SandboxSession.prestart). */
+  prestart?(): void;
   dispose(): Promise<void>;
 }
 
@@ -176,6 +178,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     bashPrepare,
     wrapHookCommand: (command) => prepared.wrapCommand(command),
     ...(usesFiles && { fileOperations: session.fileOperations(input.workspace) }),
+    prestart: () => session.prestart(),
     dispose: async () => {
       await session.dispose();
       await prepared.dispose();

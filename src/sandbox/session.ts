@@ -56,6 +56,12 @@ export interface SandboxSession {
    * tests), done by the exec server with the sandbox's mounts and /proc.
    */
   fileOperations(root: string): FileOperations;
+  /**
+   * Starts the server now, in the background, instead of on first use (the run calls it when the
+   * model's first tool call starts streaming, so the start overlaps the rest of the reply). A
+   * start that fails is the same as on first use: `onDown`, then the fallbacks.
+   */
+  prestart(): void;
   /** "idle" before first use, "live", or "down" (could not start, died or disposed). */
   readonly state: "idle" | "live" | "down";
   /** Ends the session (and its spare): the server's stdin closes, then bwrap is killed if still there. */
@@ -115,6 +121,11 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     remember: commands.remember,
     run: commands.run,
     fileOperations: (root) => createSessionFileOperations(request, root),
+    prestart() {
+      if (disposed || channel.state !== "idle") return;
+      // The same folder as the first use would bind (set by the run: its tool-output folder).
+      channel.start(options.toolOutputDir).catch(() => {});
+    },
     get state() {
       return channel.state;
     },
