@@ -3,7 +3,7 @@
  * config, no user excludes file, no inherited `GIT_*` variables, a fixed identity and locale, so the
  * patch does not depend on who runs it or where.
  */
-import { runProcess } from "../system/process.ts";
+import { spawn } from "node:child_process";
 
 /** Bytes of git stdout/stderr kept in memory. Patches are streamed to a file, so this bounds only listings. */
 export const GIT_MAX_BUFFER = 256 * 1024 * 1024;
@@ -67,23 +67,74 @@ export function isolatedGitEnv(extra: Record<string, string> = {}): Record<strin
   };
 }
 
-/** Runs `git <args>` isolated from user config. Never rejects: check `failed`. */
-export async function git(args: string[], options: GitOptions): Promise<GitResult> {
+/**
+ * Runs `git <args>` isolated from user config. Never rejects: check `failed`. Spawned with
+ * node:child_process directly rather than runProcess: a run makes about seven of these short
+ * calls, each ~2 ms of CPU cheaper without execa's machinery, and git needs none of runProcess's
+ * process-group handling (it starts nothing that outlives it).
+ */
+export function git(args: string[], options: GitOptions): Promise<GitResult> {
   const configArgs = ISOLATING_CONFIG.flatMap((entry) => ["-c", entry]);
-  const result = await runProcess("git", [...configArgs, ...args], {
-    cwd: options.cwd,
-    env: isolatedGitEnv(options.env),
-    extendEnv: false,
-    maxBuffer: GIT_MAX_BUFFER,
-    ...(options.input !== undefined && { input: options.input }),
+  const argv = [...configArgs, ...args];
+  const command = `git ${args.join(" ")}`;
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let bytes = 0;
+    let tooLarge = false;
+    let settled = false;
+    const finish = (exitCode: number | undefined, signal: string | null, error?: Error) => {
+      if (settled) return;
+      settled = true;
+      const failed = tooLarge || error !== undefined || exitCode !== 0;
+      const shortMessage = !failed
+        ? ""
+        : tooLarge
+          ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
+          : error
+            ? `Command failed with ${(error as NodeJS.ErrnoException).code ?? error.message}: ${command}`
+            : signal
+              ? `Command was killed with ${signal}: ${command}`
+              : `Command failed with exit code ${exitCode}: ${command}`;
+      resolve({
+        exitCode,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        failed,
+        shortMessage,
+      });
+    };
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn("git", argv, {
+        cwd: options.cwd,
+        env: isolatedGitEnv(options.env),
+        stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
+        windowsHide: true,
+      });
+    } catch (error) {
+      finish(undefined, null, error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    const keep = (into: Buffer[]) => (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > GIT_MAX_BUFFER) {
+        if (!tooLarge) child.kill("SIGKILL");
+        tooLarge = true;
+        return;
+      }
+      into.push(chunk);
+    };
+    child.stdout?.on("data", keep(out));
+    child.stderr?.on("data", keep(err));
+    child.on("error", (error) => finish(undefined, null, error));
+    child.on("close", (code, signal) => finish(code ?? undefined, signal));
+    if (options.input !== undefined && child.stdin) {
+      // git may exit before reading all of it (EPIPE): its exit code says what happened.
+      child.stdin.on("error", () => {});
+      child.stdin.end(options.input);
+    }
   });
-  return {
-    exitCode: result.exitCode,
-    stdout: result.stdout,
-    stderr: result.stderr,
-    failed: result.failed,
-    shortMessage: result.shortMessage,
-  };
 }
 
 /** Runs git and returns stdout, or throws an error naming the command and git's stderr. */
