@@ -1,6 +1,7 @@
 import { errorText } from "./errors.ts";
 import type { AgentEvent, AgentRunOutcome } from "./events.ts";
 import { executeToolCalls } from "./execute-tools.ts";
+import { formatCost, modelLabel } from "./format.ts";
 import type { StreamFunction } from "./provider.ts";
 import { streamAssistant } from "./stream-assistant.ts";
 import type {
@@ -259,7 +260,7 @@ async function prepareNextTurn(
     if (update.model) state.model = update.model;
     if (update.thinkingLevel) state.thinkingLevel = update.thinkingLevel;
     const changed = [
-      update.model && `model ${update.model.provider}:${update.model.id}`,
+      update.model && `model ${modelLabel(update.model)}`,
       update.thinkingLevel && `thinking ${update.thinkingLevel}`,
       update.context && "context",
     ].filter(Boolean);
@@ -292,7 +293,7 @@ function checkLimits(
     if (spent >= limits.maxCostUsd || (turns > 0 && spent + lastCallCost > limits.maxCostUsd)) {
       return {
         kind: "cost",
-        message: `max_cost_usd reached: $${spent.toFixed(4)} spent, the next turn (about $${lastCallCost.toFixed(4)}) would exceed $${limits.maxCostUsd}`,
+        message: `max_cost_usd reached: ${formatCost(spent)} spent, the next turn (about ${formatCost(lastCallCost)}) would exceed $${limits.maxCostUsd}`,
       };
     }
   }

@@ -1,3 +1,4 @@
+import { formatCost, modelLabel } from "../core/format.ts";
 import type { Model, PrepareNextTurnHook, ThinkingLevel } from "../core/types.ts";
 import type { PrepareNextTurnRule } from "../spec/types.ts";
 import type { HookDeps } from "./run-command-hook.ts";
@@ -38,12 +39,13 @@ export function createPrepareNextTurn(
       action: "switch",
       ...(modelChanged && { model: label(model) }),
       ...(thinkingChanged && { thinking }),
-      reason: `turn ${nextTurn}${cost === null ? "" : `, $${cost.toFixed(4)} spent`}`,
+      reason: `turn ${nextTurn}${cost === null ? "" : `, ${formatCost(cost)} spent`}`,
     });
     return { ...(modelChanged && { model }), ...(thinkingChanged && { thinkingLevel: thinking }) };
   };
 }
 
+/** The model's label, with its base URL when it has one: the same id on another server is another model. */
 function label(model: Model): string {
-  return `${model.provider}:${model.id}${model.baseUrl ? `@${model.baseUrl}` : ""}`;
+  return `${modelLabel(model)}${model.baseUrl ? `@${model.baseUrl}` : ""}`;
 }

@@ -1,5 +1,5 @@
 import type { AgentToolResult } from "../core/types.ts";
-import { formatDuration } from "../spec/duration.ts";
+import { formatSpecDuration } from "../spec/duration.ts";
 import { renderTemplate, type TemplatePart } from "../spec/template.ts";
 import { DEFAULT_CAPS, formatBytes } from "../system/caps.ts";
 import { scrubEnv } from "../system/env.ts";
@@ -195,7 +195,7 @@ export function abnormalEnd(run: CommandHookRun, timeoutMs: number): string | un
   if (result.outputCapped) {
     return `was stopped: its output passed the cap of ${formatBytes(run.outputCapBytes)} (caps.command_output)`;
   }
-  if (result.timedOut) return `timed out after ${formatDuration(timeoutMs)}`;
+  if (result.timedOut) return `timed out after ${formatSpecDuration(timeoutMs)}`;
   if (result.canceled) return "was aborted";
   if (result.exitCode === undefined)
     return result.signal ? `was killed by ${result.signal}` : result.shortMessage;

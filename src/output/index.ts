@@ -1,8 +1,8 @@
 /** The run's outputs (DESIGN §5): workspace snapshot and patch, usage.json, summary.md, events.jsonl, redaction. */
+
 export { writeFileAtomic } from "./atomic-write.ts";
 export { DIFFSTAT_BAR_WIDTH, diffWorkspace, formatDiffstat, parseChangedFiles } from "./diff.ts";
 export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
-export { formatCost, formatCount, formatDuration } from "./format.ts";
 export { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
 export {
   createRedactor,

@@ -4,7 +4,7 @@
  * text that came from the model, a file or a hook goes through ./markdown.ts, so it cannot break the
  * layout, ping anyone or inject HTML.
  */
-import { formatCost, formatCount, formatDuration } from "./format.ts";
+import { formatCost, formatCount, formatDuration } from "../core/format.ts";
 import { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
 import type { Conclusion, RunRecord, WorkspaceDiff } from "./types.ts";
 import { costUsd } from "./usage-json.ts";

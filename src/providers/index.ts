@@ -1,3 +1,5 @@
+// The label lives in core (the loop names models too); the library has always offered it from here.
+export { modelLabel } from "../core/format.ts";
 export { createAnthropicProvider } from "./anthropic.ts";
 export {
   ANTHROPIC_DEFAULT_MAX_TOKENS,
@@ -26,7 +28,6 @@ export {
   EXAMPLE_OPENAI_MODEL,
   KNOWN_PROVIDERS,
   type ModelRefObject,
-  modelLabel,
   parseModelRef,
   toPricing,
 } from "./model-ref.ts";

@@ -1,3 +1,4 @@
+import { modelLabel } from "../core/format.ts";
 import type { KnownProvider, Model, ModelPricing } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
 
@@ -56,7 +57,7 @@ function fromObject(ref: ModelRefObject): Model {
   if (!ref || typeof ref.provider !== "string" || typeof ref.id !== "string" || ref.id === "") {
     throw new ProviderConfigError("bad_model_ref", "invalid model: expected { provider, id }");
   }
-  checkProvider(ref.provider, `${ref.provider}:${ref.id}`);
+  checkProvider(ref.provider, modelLabel(ref));
   const model: Model = { provider: ref.provider, id: ref.id };
   if (ref.api !== undefined) model.api = ref.api;
   if (ref.base_url !== undefined) model.baseUrl = ref.base_url;
@@ -84,9 +85,4 @@ function checkProvider(provider: string, ref: string): void {
   throw new ProviderConfigError("unknown_provider", `unknown provider "${provider}" in model "${ref}"`, {
     detail: `known providers: ${KNOWN_PROVIDERS.join(", ")}${near ? ` (did you mean "${near}"?)` : ""}`,
   });
-}
-
-/** "provider:id", the form used in summaries and replay files. */
-export function modelLabel(model: Model): string {
-  return `${model.provider}:${model.id}`;
 }

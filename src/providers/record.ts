@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { stringify } from "yaml";
+import { modelLabel } from "../core/format.ts";
 import type { AssistantMessageEvent, StreamFunction, StreamRequest } from "../core/provider.ts";
 import type { AssistantMessage, Model } from "../core/types.ts";
 import { priceUsage } from "../core/usage.ts";
-import { modelLabel } from "./model-ref.ts";
 import { priceFor } from "./pricing.ts";
 import type { ReplaySession, ReplayTurn } from "./replay-format.ts";
 

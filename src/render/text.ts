@@ -1,3 +1,4 @@
+import { formatCost, formatDuration, modelLabel } from "../core/format.ts";
 import type { CompactRunEvent } from "../run/compact-event.ts";
 import { shortArgs } from "../run/short-args.ts";
 import { escapeWorkflowCommandText } from "../run/workflow-commands.ts";
@@ -22,12 +23,6 @@ const ANSI = {
   bold: "\x1b[1m",
   reset: "\x1b[0m",
 };
-
-function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  return `${Math.floor(ms / 60_000)}m${Math.round((ms % 60_000) / 1000)}s`;
-}
 
 /**
  * Renders run events as human-readable lines: one per turn and per tool call, with durations and
@@ -84,7 +79,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         );
         break;
       case "turn_start": {
-        const title = `turn ${event.turn} · ${event.model.provider}:${event.model.id}`;
+        const title = `turn ${event.turn} · ${modelLabel(event.model)}`;
         if (options.mode === "github") {
           closeGroup();
           options.write(`::group::${escapeWorkflowCommandText(redact(title))}\n`);
@@ -116,14 +111,19 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         } else if (event.isError) suffix = paint("red", " error");
         running.delete(event.toolCallId);
         out(
-          `  ${mark} ${event.toolName} ${args} ${paint("dim", `(${formatMs(event.durationMs)})`)}${suffix}`,
+          `  ${mark} ${event.toolName} ${args} ${paint("dim", `(${formatDuration(event.durationMs)})`)}${suffix}`,
         );
         break;
       }
       case "message_update":
         if (event.update === "retry") {
           const { attempt = 0, delayMs = 0, reason = "" } = event;
-          out(paint("yellow", `  ↻ ${shortArgs("", reason, 120)}: retry ${attempt} in ${formatMs(delayMs)}`));
+          out(
+            paint(
+              "yellow",
+              `  ↻ ${shortArgs("", reason, 120)}: retry ${attempt} in ${formatDuration(delayMs)}`,
+            ),
+          );
         }
         break;
       case "hook_decision":
@@ -137,7 +137,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         if (event.hook === "before_stop") {
           const mark = event.outcome === "pass" ? paint("green", "✓") : paint("red", "✗");
           out(
-            `  ${mark} before_stop ${shortArgs("", event.command)} ${paint("dim", `(${formatMs(event.durationMs)})`)}`,
+            `  ${mark} before_stop ${shortArgs("", event.command)} ${paint("dim", `(${formatDuration(event.durationMs)})`)}`,
           );
         }
         break;
@@ -154,11 +154,11 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         break;
       case "run_end": {
         closeGroup();
-        const cost = event.costUsd === null ? "cost unknown" : `$${event.costUsd.toFixed(4)}`;
+        const cost = event.costUsd === null ? "cost unknown" : formatCost(event.costUsd);
         const status =
           event.conclusion === "success" ? paint("green", event.conclusion) : paint("red", event.conclusion);
         out(
-          `${status} · ${event.turns} turns · ${formatMs(event.durationMs)} · ${cost} · ${event.filesChanged} files changed${event.reason ? ` · ${shortArgs("", event.reason, 200)}` : ""}`,
+          `${status} · ${event.turns} turns · ${formatDuration(event.durationMs)} · ${cost} · ${event.filesChanged} files changed${event.reason ? ` · ${shortArgs("", event.reason, 200)}` : ""}`,
         );
         break;
       }

@@ -2,7 +2,7 @@ import { Agent } from "../core/agent.ts";
 import { errorText } from "../core/errors.ts";
 import { createHooks } from "../hooks/index.ts";
 import { modelLabel } from "../providers/index.ts";
-import { formatDuration } from "../spec/index.ts";
+import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
 import { createOutputGuard } from "../tools/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
@@ -45,7 +45,7 @@ export async function executeRun(ctx: RunContext): Promise<void> {
       emit({
         type: "limit",
         limit: "timeout",
-        message: `timeout reached (${formatDuration(ctx.timeoutMs ?? 0)})`,
+        message: `timeout reached (${formatSpecDuration(ctx.timeoutMs ?? 0)})`,
       });
     }
   } catch (error) {

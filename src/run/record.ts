@@ -1,3 +1,4 @@
+import { modelLabel } from "../core/format.ts";
 import type { Usage } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
 import type { BlockedCall, HookFailure, RunRecord, ToolStats } from "../output/types.ts";
@@ -27,7 +28,7 @@ export class RecordCollector {
     switch (event.type) {
       case "turn_start": {
         this.turns = event.turn;
-        const model = `${event.model.provider}:${event.model.id}`;
+        const model = modelLabel(event.model);
         if (!this.models.includes(model)) this.models.push(model);
         break;
       }

@@ -1,8 +1,9 @@
 import path from "node:path";
+import { formatCount, modelLabel } from "../core/format.ts";
 import type { Model, ModelPricing } from "../core/types.ts";
 import { modelInfo } from "../providers/model-catalog.ts";
 import { formatBytes } from "../system/caps.ts";
-import { formatDuration } from "./duration.ts";
+import { formatSpecDuration } from "./duration.ts";
 import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
 
 /**
@@ -18,7 +19,7 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
 
   row("task", `${task.name}${task.file ? `  (${task.file})` : ""}`);
   const info = modelInfo(spec.model);
-  row("model", `${modelLabel(spec.model)}  ${priceText(info.pricing)}`);
+  row("model", `${modelText(spec.model)}  ${priceText(info.pricing)}`);
   row("context", contextText(info.contextWindow, info.maxOutputTokens));
   row("thinking", spec.thinking ?? "off");
   row("workspace", `${workspace}${spec.workdir === "." ? "" : `  (workdir ${spec.workdir})`}`);
@@ -41,12 +42,12 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
     const action =
       rule.block !== undefined
         ? `block "${rule.block}"`
-        : `run ${rule.run?.text} (timeout ${formatDuration(rule.timeoutMs)})`;
+        : `run ${rule.run?.text} (timeout ${formatSpecDuration(rule.timeoutMs)})`;
     lines.push(`  before_tool_call[${rule.index}]  ${matchText(rule.match)} → ${action}`);
   }
   for (const rule of hooks.afterToolCall) {
     lines.push(
-      `  after_tool_call[${rule.index}]   ${matchText(rule.match)} → run ${rule.run.text} (timeout ${formatDuration(rule.timeoutMs)})`,
+      `  after_tool_call[${rule.index}]   ${matchText(rule.match)} → run ${rule.run.text} (timeout ${formatSpecDuration(rule.timeoutMs)})`,
     );
   }
   for (const rule of hooks.prepareNextTurn) {
@@ -55,14 +56,14 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
       rule.when.costGteUsd !== undefined && `once $${rule.when.costGteUsd} is spent`,
     ].filter(Boolean);
     const set = [
-      rule.model && `model ${modelLabel(rule.model)}`,
+      rule.model && `model ${modelText(rule.model)}`,
       rule.thinking && `thinking ${rule.thinking}`,
     ].filter(Boolean);
     lines.push(`  prepare_next_turn[${rule.index}] ${when.join(" and ")} → ${set.join(", ")}`);
   }
   for (const rule of hooks.beforeStop) {
     lines.push(
-      `  before_stop[${rule.index}]       run ${rule.run.text} (at most ${rule.maxAttempts} attempt${rule.maxAttempts === 1 ? "" : "s"}, timeout ${formatDuration(rule.timeoutMs)})`,
+      `  before_stop[${rule.index}]       run ${rule.run.text} (at most ${rule.maxAttempts} attempt${rule.maxAttempts === 1 ? "" : "s"}, timeout ${formatSpecDuration(rule.timeoutMs)})`,
     );
   }
 
@@ -73,8 +74,8 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
   return lines.join("\n");
 }
 
-function modelLabel(model: Model): string {
-  return `${model.provider}:${model.id}${model.baseUrl ? ` at ${model.baseUrl}` : ""}`;
+function modelText(model: Model): string {
+  return `${modelLabel(model)}${model.baseUrl ? ` at ${model.baseUrl}` : ""}`;
 }
 
 function priceText(pricing: ModelPricing | undefined): string {
@@ -86,8 +87,7 @@ function priceText(pricing: ModelPricing | undefined): string {
 function contextText(window: number | undefined, maxOutput: number | undefined): string {
   if (window === undefined)
     return "unknown (compacted only when the provider says the conversation is too long)";
-  const tokens = (n: number) => n.toLocaleString("en-US");
-  return `${tokens(window)} tokens${maxOutput !== undefined ? `, at most ${tokens(maxOutput)} out` : ""}`;
+  return `${formatCount(window)} tokens${maxOutput !== undefined ? `, at most ${formatCount(maxOutput)} out` : ""}`;
 }
 
 function limitsText(task: LoadedTask): string {
@@ -96,7 +96,7 @@ function limitsText(task: LoadedTask): string {
     `max_turns ${limits.maxTurns ?? "none"}`,
     `max_cost_usd ${limits.maxCostUsd !== undefined ? `$${limits.maxCostUsd}` : "none"}`,
     `max_tokens ${limits.maxTokens ?? "none"}`,
-    `timeout ${limits.timeoutMs !== undefined ? formatDuration(limits.timeoutMs) : "none"}`,
+    `timeout ${limits.timeoutMs !== undefined ? formatSpecDuration(limits.timeoutMs) : "none"}`,
   ];
   return parts.join(" · ");
 }
@@ -121,7 +121,7 @@ function toolPolicy(tool: ToolSpec): string {
   if (o.allow) parts.push(`allow only: ${o.allow.join(", ")}`);
   if (o.deny) parts.push(`deny: ${o.deny.join(", ")}`);
   if (tool.name === "bash")
-    parts.push(o.timeoutMs !== undefined ? `timeout ${formatDuration(o.timeoutMs)}` : "timeout default");
+    parts.push(o.timeoutMs !== undefined ? `timeout ${formatSpecDuration(o.timeoutMs)}` : "timeout default");
   if (o.env) parts.push(`passes env: ${o.env.join(", ")}`);
   if (o.protect) parts.push(`protects: ${o.protect.join(", ")}`);
   if (o.maxOutputLines !== undefined) parts.push(`max ${o.maxOutputLines} lines`);

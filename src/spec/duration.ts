@@ -48,7 +48,7 @@ export function suggestDuration(value: string): string | undefined {
 }
 
 /** Renders milliseconds the way a spec would write them: `2m`, `90s`, `1500ms`. */
-export function formatDuration(ms: number): string {
+export function formatSpecDuration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;
   if (ms % 1000 === 0) return `${ms / 1000}s`;

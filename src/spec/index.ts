@@ -1,4 +1,4 @@
-export { formatDuration, parseDuration } from "./duration.ts";
+export { formatSpecDuration, parseDuration } from "./duration.ts";
 export { formatPath, formatSpecProblems, SpecError, type SpecErrorCode, type SpecProblem } from "./errors.ts";
 export { renderTaskJsonSchema, taskJsonSchema } from "./json-schema.ts";
 export { loadTask, loadTaskWithSource, MAX_SPEC_BYTES, parseInlineTask, parseTask } from "./load-task.ts";

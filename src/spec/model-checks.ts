@@ -1,6 +1,6 @@
+import { modelLabel } from "../core/format.ts";
 import type { Model } from "../core/types.ts";
 import { knownModelIds, loadModelCatalog, type ModelInfo, modelInfo } from "../providers/model-catalog.ts";
-import { modelLabel } from "../providers/model-ref.ts";
 import type { SpecProblem } from "./errors.ts";
 import { closest } from "./suggest.ts";
 import type { TaskSpec } from "./types.ts";
@@ -51,7 +51,7 @@ export function modelProblems(model: Model, info: ModelInfo, options: { now?: Da
     problems.push({
       message: `unknown model id '${model.id}': neither ${model.provider}'s SDK nor the model catalog lists it`,
       expected: `a model id of ${model.provider} (docs/providers.md)`,
-      ...(near && { suggestion: `'${model.provider}:${near}'` }),
+      ...(near && { suggestion: `'${modelLabel({ provider: model.provider, id: near })}'` }),
     });
   }
   const freeForm = model.provider !== "anthropic" && model.provider !== "openai";
@@ -83,7 +83,7 @@ export function deprecationProblem(model: Model, info: ModelInfo, now: Date): Mo
   return {
     message: `${modelLabel(model)} is deprecated (${deprecated.source}): ${reason}`,
     expected: deprecated.replacement
-      ? `a current model such as ${model.provider}:${deprecated.replacement}`
+      ? `a current model such as ${modelLabel({ provider: model.provider, id: deprecated.replacement })}`
       : "a current model (docs/providers.md)",
   };
 }

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import path from "node:path";
+import { modelLabel } from "../core/format.ts";
 import { priceFor } from "../providers/pricing.ts";
 import { isSecretName } from "../system/env.ts";
 import { readInputFile } from "../system/read-input-file.ts";
@@ -176,7 +177,7 @@ export async function checkTask(
   if (spec.limits.maxCostUsd !== undefined && !priceFor(spec.model)) {
     warnings.push({
       ...at(["limits", "max_cost_usd"]),
-      message: `max_cost_usd cannot be enforced: no price is known for ${spec.model.provider}:${spec.model.id}`,
+      message: `max_cost_usd cannot be enforced: no price is known for ${modelLabel(spec.model)}`,
       expected: "model.pricing: { input, output } in USD per million tokens",
     });
   }

@@ -1,4 +1,6 @@
-/** Small, pure formatters shared by the summary and the terminal. */
+import type { Model } from "./types.ts";
+
+/** Small, pure formatters for people: counts, costs and durations, the same in the summary, the terminal and messages. */
 
 /** `1234567` → `"1,234,567"`. */
 export function formatCount(count: number): string {
@@ -22,4 +24,9 @@ export function formatDuration(ms: number): string {
   const minutes = Math.floor(totalSeconds / 60);
   if (minutes < 60) return `${minutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
+}
+
+/** `"provider:id"`, the form used in summaries, events, messages and replay files. */
+export function modelLabel(model: Pick<Model, "provider" | "id">): string {
+  return `${model.provider}:${model.id}`;
 }
