@@ -13,6 +13,9 @@ import type { CommandTemplate, HookMatch } from "./types.ts";
 
 export type Path = PropertyKey[];
 
+/** The checks `createFieldChecks` returns, shared by the steps of `normalizeSpec`. */
+export type FieldChecks = ReturnType<typeof createFieldChecks>;
+
 /** Undefined variables that get a "did you mean" (each search compares with every variable). */
 const SUGGESTION_BUDGET = 100;
 

@@ -1,14 +1,13 @@
-import type { Model } from "../core/types.ts";
+import type { Model, ThinkingLevel } from "../core/types.ts";
 import { DEFAULT_CAPS, type ResourceCaps } from "../system/caps.ts";
 import type { SpecProblem } from "./errors.ts";
-import { createFieldChecks, type Path } from "./field-checks.ts";
+import { createFieldChecks, type FieldChecks, type Path } from "./field-checks.ts";
+import { hooksOf } from "./normalize-hooks.ts";
 import type { SourceMap } from "./positions.ts";
 import type { KnownToolName, RawTaskSpec } from "./schema.ts";
 import { showText } from "./show-text.ts";
 import { parseSize } from "./size.ts";
 import {
-  DEFAULT_HOOK_TIMEOUT_MS,
-  DEFAULT_MAX_ATTEMPTS,
   DEFAULT_OUTPUT_DIR,
   DEFAULT_REVIEW_MAX_COMMENTS,
   DEFAULT_TOOLS,
@@ -21,7 +20,8 @@ import {
 /**
  * Turns a schema-valid raw spec into the normalised `TaskSpec`, checking what the schema cannot:
  * templates and undefined variables, globs, providers, duplicate tools, an empty prompt. Collects
- * every problem rather than stopping at the first.
+ * every problem rather than stopping at the first. One step per part of the spec, in file order;
+ * each reports through the same checks.
  */
 export function normalizeSpec(
   raw: RawTaskSpec,
@@ -31,188 +31,28 @@ export function normalizeSpec(
 ): { spec?: TaskSpec; problems: SpecProblem[] } {
   const problems: SpecProblem[] = [];
   const vars: Record<string, string> = {};
-  const { report, template, command, model, glob, duration, matchOf } = createFieldChecks(
-    map,
-    vars,
-    options.env ?? process.env,
-    problems,
-  );
-  for (const [key, value] of Object.entries(raw.vars ?? {})) vars[key] = String(value);
-  for (const [key, value] of Object.entries(options.vars ?? {})) {
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || key === "__proto__") {
-      report({ flag: "--var" }, `bad variable name ${showText(key)}`, {
-        expected: "a name like my_var (letters, digits, _)",
-      });
-    } else {
-      vars[key] = value;
-    }
-  }
-
-  // Model
-  let resolvedModel: Model | undefined;
-  let thinking = typeof raw.model === "object" ? raw.model.thinking : undefined;
-  if (options.modelOverride !== undefined) {
-    if (!/^[a-z][a-z0-9-]*:\S+$/.test(options.modelOverride)) {
-      report({ flag: "--model" }, `bad model reference ${showText(options.modelOverride)}`, {
-        expected: '"provider:id"',
-      });
-    } else {
-      resolvedModel = model(options.modelOverride, { flag: "--model" });
-      thinking = undefined;
-    }
-  } else if (raw.model !== undefined) {
-    resolvedModel = model(raw.model, { path: ["model"] });
-  } else {
-    report({ path: [] }, "missing required field 'model'", { expected: '"provider:id", or --model' });
-  }
-
-  // Prompt and system
-  let prompt = "";
-  if (options.promptOverride !== undefined) {
-    prompt = template(options.promptOverride, { flag: "--prompt" }, ["vars", "env"], false).text;
-    if (prompt.trim() === "")
-      report({ flag: "--prompt" }, "the prompt is empty", { expected: "the task for the model" });
-  } else if (raw.prompt === undefined) {
-    report({ path: [] }, "missing required field 'prompt'", {
-      expected: "the task for the model, or --prompt",
-    });
-  } else {
-    prompt = template(raw.prompt, { path: ["prompt"] }, ["vars", "env"], false).text;
-    if (raw.prompt.trim() === "")
-      report({ path: ["prompt"] }, "the prompt is empty", { expected: "the task for the model" });
-  }
-  const system =
-    raw.system === undefined
-      ? undefined
-      : template(raw.system, { path: ["system"] }, ["vars", "env"], false).text;
-
-  // Tools
-  const tools: ToolSpec[] = [];
-  const seen = new Map<string, number>();
-  (raw.tools ?? DEFAULT_TOOLS).forEach((entry, index) => {
-    const name = (typeof entry === "string" ? entry : Object.keys(entry)[0]) as KnownToolName;
-    const rawOptions = typeof entry === "string" ? null : ((entry as Record<string, unknown>)[name] ?? null);
-    if (seen.has(name)) {
-      report(
-        { path: ["tools", index] },
-        `tool '${name}' is listed twice (first at tools[${seen.get(name)}])`,
-      );
-      return;
-    }
-    seen.set(name, index);
-    tools.push({ name, options: toolOptions(rawOptions, ["tools", index, name]) });
-  });
-
-  function toolOptions(value: unknown, path: Path): ToolOptions {
-    const o = (value ?? {}) as Record<string, unknown> & {
-      allow?: string[];
-      deny?: string[];
-      protect?: string[];
-      timeout?: string | number;
-      env?: string[];
-      max_output_lines?: number;
-      max_output_bytes?: number;
-    };
-    const out: ToolOptions = {};
-    for (const key of ["allow", "deny", "protect"] as const) {
-      const list = o[key];
-      if (!list) continue;
-      list.forEach((pattern, i) => {
-        glob(pattern, [...path, key, i], key === "protect" ? "path" : "command");
-      });
-      out[key] = list;
-    }
-    const timeoutMs = duration(o.timeout, [...path, "timeout"]);
-    if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
-    if (o.env) out.env = o.env;
-    if (o.max_output_lines !== undefined) out.maxOutputLines = o.max_output_lines;
-    if (o.max_output_bytes !== undefined) out.maxOutputBytes = o.max_output_bytes;
-    return out;
-  }
-
-  // Hooks
-  const hooks: TaskSpec["hooks"] = {
-    beforeToolCall: [],
-    afterToolCall: [],
-    prepareNextTurn: [],
-    beforeStop: [],
-  };
-  raw.hooks?.before_tool_call?.forEach((rule, index) => {
-    const path: Path = ["hooks", "before_tool_call", index];
-    const match = matchOf(rule.match, [...path, "match"]);
-    hooks.beforeToolCall.push({
-      index,
-      ...(match && { match }),
-      ...(rule.block !== undefined && { block: rule.block }),
-      ...(rule.run !== undefined && { run: command(rule.run, [...path, "run"]) }),
-      timeoutMs:
-        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
-    });
-  });
-  raw.hooks?.after_tool_call?.forEach((rule, index) => {
-    const path: Path = ["hooks", "after_tool_call", index];
-    const match = matchOf(rule.match, [...path, "match"]);
-    hooks.afterToolCall.push({
-      index,
-      ...(match && { match }),
-      run: command(rule.run, [...path, "run"]),
-      timeoutMs:
-        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
-    });
-  });
-  raw.hooks?.prepare_next_turn?.forEach((rule, index) => {
-    const path: Path = ["hooks", "prepare_next_turn", index];
-    const next = rule.model === undefined ? undefined : model(rule.model, { path: [...path, "model"] });
-    hooks.prepareNextTurn.push({
-      index,
-      when: {
-        ...(rule.when.turn_gte !== undefined && { turnGte: rule.when.turn_gte }),
-        ...(rule.when.cost_gte_usd !== undefined && { costGteUsd: rule.when.cost_gte_usd }),
-      },
-      ...(next && { model: next }),
-      ...(rule.thinking !== undefined && { thinking: rule.thinking }),
-    });
-  });
-  raw.hooks?.before_stop?.forEach((rule, index) => {
-    const path: Path = ["hooks", "before_stop", index];
-    const run = command(rule.run, [...path, "run"]);
-    if (run.parts.some((p) => typeof p !== "string")) {
-      report({ path: [...path, "run"] }, "'tool.' templates are not available in before_stop commands", {
-        expected: "{{ vars.NAME }} or {{ env.NAME }}",
-      });
-    }
-    hooks.beforeStop.push({
-      index,
-      run,
-      maxAttempts: rule.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
-      timeoutMs:
-        duration(rule.timeout, [...path, "timeout"], DEFAULT_HOOK_TIMEOUT_MS) ?? DEFAULT_HOOK_TIMEOUT_MS,
-    });
-  });
-
+  const checks = createFieldChecks(map, vars, options.env ?? process.env, problems);
+  fillVars(vars, raw, options, checks);
+  const { model, thinking } = modelOf(raw, options, checks);
+  const { prompt, system } = promptsOf(raw, options, checks);
+  const tools = toolsOf(raw, checks);
+  const hooks = hooksOf(raw, checks);
   raw.protect?.forEach((pattern, i) => {
-    glob(pattern, ["protect", i], "path");
+    checks.glob(pattern, ["protect", i], "path");
   });
-
-  const limits: TaskSpec["limits"] = {};
-  if (raw.limits?.max_turns !== undefined) limits.maxTurns = raw.limits.max_turns;
-  if (raw.limits?.max_cost_usd !== undefined) limits.maxCostUsd = raw.limits.max_cost_usd;
-  if (raw.limits?.max_tokens !== undefined) limits.maxTokens = raw.limits.max_tokens;
-  const timeoutMs = duration(raw.limits?.timeout, ["limits", "timeout"]);
-  if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
-
+  const limits = limitsOf(raw, checks);
   const caps = capsOf(raw.caps, (key, value) =>
-    report({ path: ["caps", key] }, `bad size '${value}': less than one byte`, {
+    checks.report({ path: ["caps", key] }, `bad size '${value}': less than one byte`, {
       expected: "a size like 32MiB or 1GiB",
     }),
   );
 
-  if (problems.length > 0 || !resolvedModel) return { problems };
+  if (problems.length > 0 || !model) return { problems };
   return {
     problems,
     spec: {
       name: raw.name ?? defaultName,
-      model: resolvedModel,
+      model,
       ...(thinking !== undefined && { thinking }),
       ...(system !== undefined && { system }),
       prompt,
@@ -233,6 +73,131 @@ export function normalizeSpec(
       },
     },
   };
+}
+
+/** The spec's `vars`, then each `--var` over them (a bad name is reported, not set). */
+function fillVars(
+  vars: Record<string, string>,
+  raw: RawTaskSpec,
+  options: LoadTaskOptions,
+  { report }: FieldChecks,
+): void {
+  for (const [key, value] of Object.entries(raw.vars ?? {})) vars[key] = String(value);
+  for (const [key, value] of Object.entries(options.vars ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key) || key === "__proto__") {
+      report({ flag: "--var" }, `bad variable name ${showText(key)}`, {
+        expected: "a name like my_var (letters, digits, _)",
+      });
+    } else {
+      vars[key] = value;
+    }
+  }
+}
+
+/** `--model` over the spec's `model` (whose `thinking` then no longer applies); one is required. */
+function modelOf(
+  raw: RawTaskSpec,
+  options: LoadTaskOptions,
+  { report, model }: FieldChecks,
+): { model?: Model; thinking?: ThinkingLevel } {
+  const thinking = typeof raw.model === "object" ? raw.model.thinking : undefined;
+  if (options.modelOverride !== undefined) {
+    if (!/^[a-z][a-z0-9-]*:\S+$/.test(options.modelOverride)) {
+      report({ flag: "--model" }, `bad model reference ${showText(options.modelOverride)}`, {
+        expected: '"provider:id"',
+      });
+      return { thinking };
+    }
+    const resolved = model(options.modelOverride, { flag: "--model" });
+    return resolved ? { model: resolved } : {};
+  }
+  if (raw.model !== undefined) {
+    const resolved = model(raw.model, { path: ["model"] });
+    return { ...(resolved && { model: resolved }), thinking };
+  }
+  report({ path: [] }, "missing required field 'model'", { expected: '"provider:id", or --model' });
+  return { thinking };
+}
+
+/** `--prompt` over the spec's `prompt` (required, not blank), and `system`, templates resolved. */
+function promptsOf(
+  raw: RawTaskSpec,
+  options: LoadTaskOptions,
+  { report, template }: FieldChecks,
+): { prompt: string; system?: string } {
+  let prompt = "";
+  if (options.promptOverride !== undefined) {
+    prompt = template(options.promptOverride, { flag: "--prompt" }, ["vars", "env"], false).text;
+    if (prompt.trim() === "")
+      report({ flag: "--prompt" }, "the prompt is empty", { expected: "the task for the model" });
+  } else if (raw.prompt === undefined) {
+    report({ path: [] }, "missing required field 'prompt'", {
+      expected: "the task for the model, or --prompt",
+    });
+  } else {
+    prompt = template(raw.prompt, { path: ["prompt"] }, ["vars", "env"], false).text;
+    if (raw.prompt.trim() === "")
+      report({ path: ["prompt"] }, "the prompt is empty", { expected: "the task for the model" });
+  }
+  if (raw.system === undefined) return { prompt };
+  return { prompt, system: template(raw.system, { path: ["system"] }, ["vars", "env"], false).text };
+}
+
+/** The tools (default: `DEFAULT_TOOLS`), each listed once, with their options checked. */
+function toolsOf(raw: RawTaskSpec, checks: FieldChecks): ToolSpec[] {
+  const tools: ToolSpec[] = [];
+  const seen = new Map<string, number>();
+  (raw.tools ?? DEFAULT_TOOLS).forEach((entry, index) => {
+    const name = (typeof entry === "string" ? entry : Object.keys(entry)[0]) as KnownToolName;
+    const rawOptions = typeof entry === "string" ? null : ((entry as Record<string, unknown>)[name] ?? null);
+    if (seen.has(name)) {
+      checks.report(
+        { path: ["tools", index] },
+        `tool '${name}' is listed twice (first at tools[${seen.get(name)}])`,
+      );
+      return;
+    }
+    seen.set(name, index);
+    tools.push({ name, options: toolOptions(rawOptions, ["tools", index, name], checks) });
+  });
+  return tools;
+}
+
+function toolOptions(value: unknown, path: Path, { glob, duration }: FieldChecks): ToolOptions {
+  const o = (value ?? {}) as Record<string, unknown> & {
+    allow?: string[];
+    deny?: string[];
+    protect?: string[];
+    timeout?: string | number;
+    env?: string[];
+    max_output_lines?: number;
+    max_output_bytes?: number;
+  };
+  const out: ToolOptions = {};
+  for (const key of ["allow", "deny", "protect"] as const) {
+    const list = o[key];
+    if (!list) continue;
+    list.forEach((pattern, i) => {
+      glob(pattern, [...path, key, i], key === "protect" ? "path" : "command");
+    });
+    out[key] = list;
+  }
+  const timeoutMs = duration(o.timeout, [...path, "timeout"]);
+  if (timeoutMs !== undefined) out.timeoutMs = timeoutMs;
+  if (o.env) out.env = o.env;
+  if (o.max_output_lines !== undefined) out.maxOutputLines = o.max_output_lines;
+  if (o.max_output_bytes !== undefined) out.maxOutputBytes = o.max_output_bytes;
+  return out;
+}
+
+function limitsOf(raw: RawTaskSpec, { duration }: FieldChecks): TaskSpec["limits"] {
+  const limits: TaskSpec["limits"] = {};
+  if (raw.limits?.max_turns !== undefined) limits.maxTurns = raw.limits.max_turns;
+  if (raw.limits?.max_cost_usd !== undefined) limits.maxCostUsd = raw.limits.max_cost_usd;
+  if (raw.limits?.max_tokens !== undefined) limits.maxTokens = raw.limits.max_tokens;
+  const timeoutMs = duration(raw.limits?.timeout, ["limits", "timeout"]);
+  if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
+  return limits;
 }
 
 /**
