@@ -1,6 +1,7 @@
 import { modelLabel } from "../core/format.ts";
 import type { KnownProvider, Model, ModelPricing } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
+import { recipeHint, serverRecipe } from "./local-recipes.ts";
 
 /** Providers this package can create. */
 export const KNOWN_PROVIDERS: readonly KnownProvider[] = [
@@ -81,6 +82,12 @@ export function toPricing(p: {
 
 function checkProvider(provider: string, ref: string): void {
   if ((KNOWN_PROVIDERS as readonly string[]).includes(provider)) return;
+  const recipe = serverRecipe(provider);
+  if (recipe) {
+    throw new ProviderConfigError("unknown_provider", `unknown provider "${provider}" in model "${ref}"`, {
+      detail: recipeHint(recipe, ref.slice(ref.indexOf(":") + 1)),
+    });
+  }
   const near = KNOWN_PROVIDERS.find((known) => known.startsWith(provider.slice(0, 3)));
   throw new ProviderConfigError("unknown_provider", `unknown provider "${provider}" in model "${ref}"`, {
     detail: `known providers: ${KNOWN_PROVIDERS.join(", ")}${near ? ` (did you mean "${near}"?)` : ""}`,

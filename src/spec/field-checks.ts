@@ -1,6 +1,7 @@
 import picomatch from "picomatch";
 import { errorText } from "../core/errors.ts";
 import type { Model } from "../core/types.ts";
+import { recipeHint, serverRecipe } from "../providers/local-recipes.ts";
 import { KNOWN_PROVIDERS, parseModelRef } from "../providers/model-ref.ts";
 import { parseDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
@@ -142,6 +143,12 @@ export function createFieldChecks(
       const near = closest(provider, KNOWN_PROVIDERS);
       const at =
         "flag" in origin || typeof value === "string" ? origin : { path: [...origin.path, "provider"] };
+      const recipe = serverRecipe(provider);
+      if (recipe) {
+        const id = typeof value === "string" ? value.slice(value.indexOf(":") + 1) : String(value.id ?? "");
+        report(at, `unknown provider ${showText(provider)}: ${recipeHint(recipe, id)}`);
+        return undefined;
+      }
       report(at, `unknown provider ${showText(provider)}`, {
         expected: `one of ${KNOWN_PROVIDERS.join(", ")}`,
         ...(near && { suggestion: `'${near}'` }),

@@ -1,10 +1,11 @@
 import type { Model, ThinkingLevel } from "../core/types.ts";
+import { serverNamed } from "../providers/local-recipes.ts";
 import { DEFAULT_CAPS, type ResourceCaps } from "../system/caps.ts";
 import type { SpecProblem } from "./errors.ts";
 import { createFieldChecks, type FieldChecks, type Path } from "./field-checks.ts";
 import { hooksOf } from "./normalize-hooks.ts";
 import type { SourceMap } from "./positions.ts";
-import type { KnownToolName, RawTaskSpec } from "./schema.ts";
+import { type KnownToolName, MODEL_REF_PATTERN, type RawTaskSpec } from "./schema.ts";
 import { showText } from "./show-text.ts";
 import { parseSize } from "./size.ts";
 import {
@@ -102,7 +103,7 @@ function modelOf(
 ): { model?: Model; thinking?: ThinkingLevel } {
   const thinking = typeof raw.model === "object" ? raw.model.thinking : undefined;
   if (options.modelOverride !== undefined) {
-    if (!/^[a-z][a-z0-9-]*:\S+$/.test(options.modelOverride)) {
+    if (!MODEL_REF_PATTERN.test(options.modelOverride) && !serverNamed(options.modelOverride)) {
       report({ flag: "--model" }, `bad model reference ${showText(options.modelOverride)}`, {
         expected: '"provider:id"',
       });

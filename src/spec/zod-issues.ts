@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { recipeHint, serverNamed } from "../providers/local-recipes.ts";
 import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 import { suggestDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
@@ -134,6 +135,13 @@ function collect(
           message: `bad size ${describeShort(value)}`,
           expected: "a size like 32MiB, 1GiB, 512KiB or 100MB, or a number of bytes",
           ...(suggestion && { suggestion: `'${suggestion}'` }),
+        });
+      } else if (pattern === String(MODEL_REF_PATTERN) && typeof value === "string" && serverNamed(value)) {
+        const provider = value.slice(0, value.indexOf(":"));
+        const recipe = serverNamed(value);
+        out.push({
+          ...at(path),
+          message: `unknown provider ${showText(provider)}${recipe ? `: ${recipeHint(recipe, value.slice(provider.length + 1))}` : ""}`,
         });
       } else if (pattern === String(MODEL_REF_PATTERN)) {
         const suggestion = typeof value === "string" ? suggestModelRef(value) : undefined;
