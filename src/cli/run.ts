@@ -31,7 +31,11 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
 
   const render = command.json
     ? createJsonRenderer(stdout, process.env.GITHUB_ACTIONS === "true")
-    : createTextRenderer({ write: stderr, mode: textMode() });
+    : createTextRenderer({
+        write: stderr,
+        mode: textMode(),
+        ...(process.stderr.isTTY && process.stderr.columns > 0 && { columns: process.stderr.columns }),
+      });
   try {
     const result = await runTask({
       taskFile: command.taskFile,

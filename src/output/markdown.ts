@@ -19,6 +19,43 @@ export function escapeInline(text: string): string {
     .replace(/@(?=[\w-])/g, `@${ZERO_WIDTH_SPACE}`);
 }
 
+/**
+ * One line like `escapeInline`, but a backtick-delimited piece (`` `npm run lint` ``, as our
+ * messages and models quote commands) is rendered as a code span instead of literal backticks.
+ * Each span is rebuilt by `codeSpan`, so its text cannot close it early or reach the markup
+ * around it; a backtick run without its closing run is escaped. Not for table cells (a `|` in a
+ * code span still splits a GFM table's cell).
+ */
+export function inlineWithCode(text: string): string {
+  const line = text.replace(/\r?\n|\r/g, " ");
+  let out = "";
+  let plainStart = 0;
+  let i = line.indexOf("`");
+  while (i !== -1) {
+    const run = runLength(line, i, "`");
+    const end = findClosingRun(line, i + run, run);
+    if (end === -1) {
+      i = line.indexOf("`", i + run);
+      continue;
+    }
+    const code = line.slice(i + run, end);
+    // A span of spaces, or one whose text is just padding, is shown as the text it is.
+    if (code.trim() === "") {
+      i = line.indexOf("`", end + run);
+      continue;
+    }
+    out += escapeInline(line.slice(plainStart, i)) + codeSpan(stripSpanPadding(code));
+    plainStart = end + run;
+    i = line.indexOf("`", plainStart);
+  }
+  return out + escapeInline(line.slice(plainStart));
+}
+
+/** Markdown strips one space each side of a span's text when both are there; so do we. */
+function stripSpanPadding(code: string): string {
+  return code.length >= 2 && code.startsWith(" ") && code.endsWith(" ") ? code.slice(1, -1) : code;
+}
+
 /** `text` as an inline code span on one line, delimited by more backticks than it contains. */
 export function codeSpan(text: string): string {
   const line = text.replace(/\r?\n|\r/g, " ");

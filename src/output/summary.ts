@@ -5,8 +5,8 @@
  * layout, ping anyone or inject HTML.
  */
 import { formatCost, formatCount, formatDuration } from "../core/format.ts";
-import { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
-import type { Conclusion, RunRecord, WorkspaceDiff } from "./types.ts";
+import { codeSpan, escapeInline, fencedBlock, inlineWithCode, quoteMarkdown } from "./markdown.ts";
+import type { Conclusion, HookRuns, RunRecord, WorkspaceDiff } from "./types.ts";
 import { costUsd } from "./usage-json.ts";
 
 /** GitHub's limit on a comment body, in characters. */
@@ -54,6 +54,7 @@ export function renderSummary(
     usageSection(record),
     toolsSection(record),
     blockedSection(record),
+    hookRunsSection(record.hookRuns ?? []),
     hooksSection(record),
     lastMessageSection(record),
   ]
@@ -70,8 +71,8 @@ export function renderSummary(
 
 function headSection(record: RunRecord): string {
   const lines = [`### ${HEADLINES[record.conclusion]}: ${escapeInline(record.taskName)}`];
-  if (record.description.trim() !== "") lines.push("", `> ${escapeInline(record.description.trim())}`);
-  if (record.reason) lines.push("", `**Why:** ${escapeInline(record.reason)}`);
+  if (record.description.trim() !== "") lines.push("", `> ${inlineWithCode(record.description.trim())}`);
+  if (record.reason) lines.push("", `**Why:** ${inlineWithCode(record.reason)}`);
   return lines.join("\n");
 }
 
@@ -80,13 +81,13 @@ function notesSection(record: RunRecord): string {
   if (notes.length === 0) return "";
   const items = notes
     .slice(0, MAX_LISTED_ITEMS)
-    .map((note) => `- \u26a0\ufe0f ${escapeInline(truncate(note, 500))}`);
+    .map((note) => `- \u26a0\ufe0f ${inlineWithCode(truncate(note, 500))}`);
   return `#### Notes\n\n${[...items, ...more(notes.length)].join("\n")}`;
 }
 
 function changesSection(diff: WorkspaceDiff | null, diffError: string | undefined): string {
   if (!diff) {
-    const why = diffError ? `: ${escapeInline(diffError)}` : "";
+    const why = diffError ? `: ${inlineWithCode(diffError)}` : "";
     return `#### Files changed\n\nThe patch could not be computed${why}. \`patch.diff\` is empty.`;
   }
   if (diff.files.length === 0) return "#### Files changed\n\nNo files changed.";
@@ -171,7 +172,7 @@ function blockedSection(record: RunRecord): string {
   if (record.blocked.length === 0) return "";
   const items = record.blocked.slice(0, MAX_LISTED_ITEMS).map((call) => {
     const args = call.args ? ` ${codeSpan(truncate(call.args, 200))}` : "";
-    return `- **${escapeInline(call.tool)}**${args} (turn ${call.turn}): ${escapeInline(truncate(call.reason, 500))}`;
+    return `- **${escapeInline(call.tool)}**${args} (turn ${call.turn}): ${inlineWithCode(truncate(call.reason, 500))}`;
   });
   return `#### Blocked calls (${record.blocked.length})\n\n${[...items, ...more(record.blocked.length)].join("\n")}`;
 }
@@ -180,7 +181,7 @@ function hooksSection(record: RunRecord): string {
   if (record.hookFailures.length === 0) return "";
   const items = record.hookFailures.slice(0, MAX_LISTED_ITEMS).map((failure) => {
     const command = failure.command ? ` ${codeSpan(truncate(failure.command, 200))}` : "";
-    const line = `- **${escapeInline(failure.hook)}**${command}: ${escapeInline(truncate(failure.message, 500))}`;
+    const line = `- **${escapeInline(failure.hook)}**${command}: ${inlineWithCode(truncate(failure.message, 500))}`;
     if (!failure.output) return line;
     const output = fencedBlock(failure.output, "text")
       .split("\n")
@@ -189,6 +190,26 @@ function hooksSection(record: RunRecord): string {
     return `${line}\n\n  <details><summary>Output (end)</summary>\n\n${output}\n\n  </details>\n`;
   });
   return `#### Hook failures (${record.hookFailures.length})\n\n${[...items, ...more(record.hookFailures.length)].join("\n")}`;
+}
+
+/** Every command hook rule that ran: how often, with what outcomes, for how long. */
+function hookRunsSection(runs: HookRuns[]): string {
+  if (runs.length === 0) return "";
+  const rows = runs.slice(0, MAX_LISTED_ITEMS).map((entry) => {
+    const outcomes = Object.entries(entry.outcomes)
+      .map(([outcome, count]) => `${outcome} ${count}`)
+      .join(", ");
+    return `| ${escapeInline(entry.hook)} | ${escapeInline(truncate(entry.command, 120))} | ${entry.runs} | ${escapeInline(outcomes)} | ${escapeInline(entry.lastOutcome)} | ${formatDuration(entry.durationMs)} |`;
+  });
+  if (runs.length > MAX_LISTED_ITEMS)
+    rows.push(`| \u2026 and ${runs.length - MAX_LISTED_ITEMS} more | | | | | |`);
+  return [
+    "#### Hooks run",
+    "",
+    "| Hook | Command (first run) | Runs | Outcomes | Last | Time |",
+    "| --- | --- | ---: | --- | --- | ---: |",
+    ...rows,
+  ].join("\n");
 }
 
 function more(count: number): string[] {

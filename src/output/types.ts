@@ -29,6 +29,22 @@ export interface HookFailure {
   output?: string;
 }
 
+/** One command hook rule (a hook point and its index in the spec's list) and the runs it made. */
+export interface HookRuns {
+  /** The hook point as in the spec: `after_tool_call`, `before_stop`… */
+  hook: string;
+  /** The rule's index in its list. */
+  rule: number;
+  command: string;
+  runs: number;
+  /** Runs by outcome (`pass`, `fail`, `output`, `none`, `allow`, `block`, `error`…). */
+  outcomes: Record<string, number>;
+  /** The last run's outcome: for `before_stop`, whether the check passed in the end. */
+  lastOutcome: string;
+  /** Summed wall time of the runs, in milliseconds. */
+  durationMs: number;
+}
+
 /**
  * The record of one run: the single input of every output writer. One plain, JSON-serialisable
  * object; the runner fills it in as the run goes and hands it over at the end, whatever ended it.
@@ -53,6 +69,8 @@ export interface RunRecord {
   toolCalls: Record<string, ToolStats>;
   blocked: BlockedCall[];
   hookFailures: HookFailure[];
+  /** Command hooks that ran, in order of their first run. Absent: none ran (or an older record). */
+  hookRuns?: HookRuns[];
   lastAssistantText: string;
   /**
    * Things a reader of the summary must know about how the run was done, one line each: commands

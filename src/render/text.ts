@@ -1,4 +1,5 @@
 import { formatCost, formatDuration, modelLabel } from "../core/format.ts";
+import type { ToolResultMessage } from "../core/types.ts";
 import type { CompactRunEvent } from "../run/compact-event.ts";
 import { shortArgs } from "../run/short-args.ts";
 import { escapeWorkflowCommandText } from "../run/workflow-commands.ts";
@@ -13,7 +14,16 @@ export interface TextRendererOptions {
   color?: boolean;
   /** Passed through to redact every line before it is written. */
   redact?: (text: string) => string;
+  /**
+   * Width the "why" lines under a failed call or hook are cut to (the terminal's columns).
+   * Default: 200, for logs that have no width.
+   */
+  columns?: number;
 }
+
+/** Width of "why" lines when the output has no width of its own (a file, a CI log). */
+export const DEFAULT_COLUMNS = 200;
+const WHY_INDENT = "      ";
 
 const ANSI = {
   dim: "\x1b[2m",
@@ -23,6 +33,39 @@ const ANSI = {
   bold: "\x1b[1m",
   reset: "\x1b[0m",
 };
+
+/** CSI (colours, cursor moves) and OSC (titles, links) sequences, whole. */
+const ESCAPE_SEQUENCE = new RegExp(
+  [
+    "\\u001b\\[[0-?]*[ -/]*[@-~]",
+    "\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)?",
+    "\\u009b[0-?]*[ -/]*[@-~]",
+  ].join("|"),
+  "g",
+);
+
+/**
+ * The first non-blank line of a text as it was written (trailing blanks and controls aside), cut
+ * to `width` characters with an ellipsis.
+ */
+export function firstLine(text: string, width: number): string {
+  const line = text.split(/\r\n|\r|\n/).find((candidate) => candidate.trim() !== "") ?? "";
+  // Terminal controls (colour codes a tool printed, a bell) would act on the reader's terminal.
+  const shown = [
+    ...line
+      .replace(ESCAPE_SEQUENCE, "")
+      .replace(/[^\P{Cc}\t]/gu, "")
+      .trimEnd(),
+  ];
+  const room = Math.max(20, width);
+  return shown.length <= room ? shown.join("") : `${shown.slice(0, room - 1).join("")}…`;
+}
+
+/** The text the model got back from a call, as one string. */
+function resultText(result: ToolResultMessage | undefined): string {
+  if (!result) return "";
+  return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+}
 
 /**
  * Renders run events as human-readable lines: one per turn and per tool call, with durations and
@@ -63,6 +106,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
     );
     drawStatus();
   };
+  const whyWidth = (options.columns ?? DEFAULT_COLUMNS) - WHY_INDENT.length;
   const argsById = new Map<string, string>();
   let groupOpen = false;
 
@@ -106,13 +150,17 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
             ? paint("red", "✗")
             : paint("green", "✓");
         let suffix = "";
-        if (event.blocked) {
-          suffix = paint("yellow", ` blocked: ${shortArgs("", event.blockReason ?? "", 100)}`);
-        } else if (event.isError) suffix = paint("red", " error");
+        if (event.blocked) suffix = paint("yellow", " blocked");
+        else if (event.isError) suffix = paint("red", " error");
         running.delete(event.toolCallId);
         out(
           `  ${mark} ${event.toolName} ${args} ${paint("dim", `(${formatDuration(event.durationMs)})`)}${suffix}`,
         );
+        // Why, as the model read it: the result's first line (a block's result is its reason).
+        if (event.blocked || event.isError) {
+          const why = resultText(event.result) || (event.blockReason ?? "");
+          if (why.trim() !== "") out(`${WHY_INDENT}${paint("dim", firstLine(why, whyWidth))}`);
+        }
         break;
       }
       case "message_update":
@@ -133,14 +181,19 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         } else if (event.hook === "prepareNextTurn")
           out(paint("dim", `  ⇄ next turn: ${event.reason ?? ""}`));
         break;
-      case "hook_end":
-        if (event.hook === "before_stop") {
-          const mark = event.outcome === "pass" ? paint("green", "✓") : paint("red", "✗");
-          out(
-            `  ${mark} before_stop ${shortArgs("", event.command)} ${paint("dim", `(${formatDuration(event.durationMs)})`)}`,
-          );
-        }
+      case "hook_end": {
+        // Every command hook that ran: what it was, how long it took and what it meant.
+        const failed = event.outcome === "fail" || event.outcome === "error" || event.outcome === "block";
+        const mark = failed ? paint("red", "✗") : paint("green", "✓");
+        const outcome = event.timedOut ? "timed out" : event.outcome;
+        out(
+          `  ${mark} ${event.hook} ${shortArgs("", event.command)} ${paint("dim", `(${formatDuration(event.durationMs)})`)} ${failed ? paint("red", outcome) : paint("dim", outcome)}`,
+        );
+        // A hook error is explained by the hook_failed line that follows; a block, by the call's.
+        if (event.outcome === "fail" && event.reason && event.reason.trim() !== "")
+          out(`${WHY_INDENT}${paint("dim", firstLine(event.reason, whyWidth))}`);
         break;
+      }
       case "hook_failed":
         // A failing before_stop check already has its ✗ line and ends the run with its reason.
         if (event.hook === "before_stop") break;

@@ -1,7 +1,7 @@
 import { modelLabel } from "../core/format.ts";
 import type { Usage } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
-import type { BlockedCall, HookFailure, RunRecord, ToolStats } from "../output/types.ts";
+import type { BlockedCall, HookFailure, HookRuns, RunRecord, ToolStats } from "../output/types.ts";
 import { GIVE_UP_TOOL, type GiveUpDetails } from "./give-up-tool.ts";
 import { shortArgs } from "./short-args.ts";
 import type { RunEvent } from "./types.ts";
@@ -14,6 +14,8 @@ export class RecordCollector {
   readonly toolCalls: Record<string, ToolStats> = {};
   readonly blocked: BlockedCall[] = [];
   readonly hookFailures: HookFailure[] = [];
+  /** Keyed by hook point and rule index. */
+  readonly hookRuns = new Map<string, HookRuns>();
   readonly models: string[] = [];
   turns = 0;
   usage: Usage = emptyUsage();
@@ -70,6 +72,24 @@ export class RecordCollector {
         this.#argsById.delete(event.toolCallId);
         break;
       }
+      case "hook_end": {
+        const key = `${event.hook}#${event.rule}`;
+        const entry = this.hookRuns.get(key) ?? {
+          hook: event.hook,
+          rule: event.rule,
+          command: event.command,
+          runs: 0,
+          outcomes: {},
+          lastOutcome: event.outcome,
+          durationMs: 0,
+        };
+        this.hookRuns.set(key, entry);
+        entry.runs++;
+        entry.outcomes[event.outcome] = (entry.outcomes[event.outcome] ?? 0) + 1;
+        entry.lastOutcome = event.outcome;
+        entry.durationMs += event.durationMs;
+        break;
+      }
       case "hook_failed":
         this.hookFailures.push({
           hook: event.hook,
@@ -116,6 +136,7 @@ export class RecordCollector {
       toolCalls: this.toolCalls,
       blocked: this.blocked,
       hookFailures: this.hookFailures,
+      ...(this.hookRuns.size > 0 && { hookRuns: [...this.hookRuns.values()] }),
       lastAssistantText: this.lastAssistantText,
       ...(notes.length > 0 && { notes }),
       ...(fields.runUrl !== undefined && { runUrl: fields.runUrl }),
