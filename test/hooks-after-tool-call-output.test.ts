@@ -171,6 +171,8 @@ describe("prepare_next_turn rules", () => {
     spent = 0.5;
     expect(await prepare(hooks.prepareNextTurn!, 2, 0)).toEqual({
       model: { provider: "openai", id: "gpt-5-mini" },
+      reason: "turn 3, $0.5000 spent",
+      rule: 0,
     });
     expect(await prepare(hooks.prepareNextTurn!, 3, 0)).toBeUndefined();
   });

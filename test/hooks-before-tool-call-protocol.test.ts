@@ -90,12 +90,14 @@ describe("before_tool_call command hooks", () => {
     expect(await call("bash", { command: "git push" })).toEqual({
       block: true,
       reason: "no pushing from CI",
+      rule: 0,
     });
     expect(events.at(-1)).toMatchObject({
       type: "hook_end",
       outcome: "block",
       exitCode: 2,
       reason: "no pushing from CI",
+      rule: 0,
     });
     expect(events.some((e) => e.type === "hook_failed")).toBe(false);
   });
@@ -106,7 +108,11 @@ describe("before_tool_call command hooks", () => {
       `echo 'checking…'; echo '{"block": true, "reason": "touches prod"}'`,
     );
     const { call } = hooksFor(`    - run: ${guard}\n`);
-    expect(await call("bash", { command: "deploy" })).toEqual({ block: true, reason: "touches prod" });
+    expect(await call("bash", { command: "deploy" })).toEqual({
+      block: true,
+      reason: "touches prod",
+      rule: 0,
+    });
   });
 
   test.for([
@@ -176,6 +182,7 @@ describe("before_tool_call command hooks", () => {
     expect(verdict).toEqual({
       block: true,
       reason: "hook error: `sleep 30` timed out after 1s (calls are blocked when a guard fails)",
+      rule: 0,
     });
     expect(events.find((e) => e.type === "hook_end")).toMatchObject({
       timedOut: true,
@@ -192,6 +199,7 @@ describe("before_tool_call command hooks", () => {
     expect(await call("bash", { command: "ls" }, controller.signal)).toEqual({
       block: true,
       reason: "the run was aborted",
+      rule: 0,
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(events.some((e) => e.type === "hook_failed")).toBe(false);
@@ -267,22 +275,27 @@ describe("declarative before_tool_call rules", () => {
     expect(await call("edit", { path: "pkg/yarn.lock" })).toEqual({
       block: true,
       reason: "lock files are generated",
+      rule: 0,
     });
     expect(await call("bash", { command: "npm test && git push origin HEAD" })).toEqual({
       block: true,
       reason: "no pushing",
+      rule: 1,
     });
     expect(await call("bash", { command: "git status" })).toBeUndefined();
-    expect(await call("write", { path: "src/a.ts" })).toEqual({ block: true, reason: "read-only run" });
+    expect(await call("write", { path: "src/a.ts" })).toEqual({
+      block: true,
+      reason: "read-only run",
+      rule: 2,
+    });
     expect(await call("edit", { path: "src/a.ts" })).toBeUndefined();
-    expect(events.filter((e) => e.type === "hook_rule").map((e) => e.type === "hook_rule" && e.rule)).toEqual(
-      [0, 1, 2],
-    );
+    // The decision is the core's hook_decision (it names the rule): no event of the hooks' own.
+    expect(events).toEqual([]);
   });
 
   test("a declarative block ends the list: later command hooks do not run", async () => {
     const { call, events } = hooksFor(`    - block: frozen\n    - run: touch ran.txt\n`);
-    expect(await call("read", { path: "x" })).toEqual({ block: true, reason: "frozen" });
+    expect(await call("read", { path: "x" })).toEqual({ block: true, reason: "frozen", rule: 0 });
     expect(events.some((e) => e.type === "hook_start")).toBe(false);
   });
 });

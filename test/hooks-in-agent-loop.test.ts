@@ -108,41 +108,40 @@ describe("spec hooks inside the agent loop", () => {
       "anthropic:claude-haiku-4-5 low",
       "anthropic:claude-haiku-4-5 low",
     ]);
-    expect(hookEvents.filter((e) => e.type === "hook_rule")).toEqual([
-      {
-        type: "hook_rule",
-        hook: "before_tool_call",
-        rule: 0,
-        toolCallId: "call_1_0",
-        toolName: "write",
-        action: "block",
-        reason: "lock files are generated",
-      },
-      {
-        type: "hook_rule",
-        hook: "prepare_next_turn",
-        rule: 0,
-        action: "switch",
-        model: "anthropic:claude-haiku-4-5",
-        thinking: "low",
-        reason: "turn 3, $0.0000 spent",
-      },
-    ]);
     expect(
       hookEvents
         .filter((e) => e.type === "hook_end")
         .map((e) => e.type === "hook_end" && `${e.hook}:${e.outcome}`),
     ).toEqual(["after_tool_call:output", "before_stop:fail", "after_tool_call:output", "before_stop:pass"]);
-    const decisions = agentEvents
-      .filter((e) => e.type === "hook_decision")
-      .map((e) => e.type === "hook_decision" && `${e.hook}:${e.decision}`);
-    expect(decisions).toEqual([
-      "beforeToolCall:block",
-      "afterToolCall:patch",
-      "prepareNextTurn:update",
-      "beforeStop:continue",
-      "afterToolCall:patch",
+    // One event a decision, the hook point spelled as in the spec, the deciding rule named.
+    const decisions = agentEvents.filter((e) => e.type === "hook_decision");
+    expect(decisions.map((e) => e.type === "hook_decision" && `${e.hook}:${e.decision}`)).toEqual([
+      "before_tool_call:block",
+      "after_tool_call:patch",
+      "prepare_next_turn:update",
+      "before_stop:continue",
+      "after_tool_call:patch",
     ]);
+    expect(decisions[0]).toEqual({
+      type: "hook_decision",
+      hook: "before_tool_call",
+      rule: 0,
+      toolCallId: "call_1_0",
+      toolName: "write",
+      decision: "block",
+      reason: "lock files are generated",
+    });
+    expect(decisions[2]).toEqual({
+      type: "hook_decision",
+      hook: "prepare_next_turn",
+      rule: 0,
+      decision: "update",
+      model: "anthropic:claude-haiku-4-5",
+      thinking: "low",
+      reason: "turn 3, $0.0000 spent",
+    });
+    expect(decisions[3]).toMatchObject({ hook: "before_stop", decision: "continue", rule: 0 });
+    expect(hookEvents.filter((e) => !["hook_start", "hook_end", "hook_failed"].includes(e.type))).toEqual([]);
   });
 
   test("a check still failing after max_attempts ends the run as a failure", async () => {

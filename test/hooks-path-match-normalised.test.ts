@@ -42,7 +42,7 @@ function ctx(name: string, args: Record<string, unknown>): BeforeToolCallContext
   return beforeToolCallContext(name, args, "call_1");
 }
 
-const blocked = { block: true, reason: "lock files are generated" };
+const blocked = { block: true, reason: "lock files are generated", rule: 0 };
 
 describe("before_tool_call path rules match the path the tool really uses", () => {
   const lockRule = `    - match: { tool: [write, edit], path: "package-lock.json" }\n      block: lock files are generated\n`;
@@ -65,10 +65,15 @@ describe("before_tool_call path rules match the path the tool really uses", () =
     const call = hooksFor(
       `    - match: { tool: [write, edit], path: "generated/**" }\n      block: generated\n`,
     );
-    expect(await call("edit", { path: "gen-link/api.ts" })).toEqual({ block: true, reason: "generated" });
+    expect(await call("edit", { path: "gen-link/api.ts" })).toEqual({
+      block: true,
+      reason: "generated",
+      rule: 0,
+    });
     expect(await call("write", { path: "gen-link/new/deep.ts", content: "" })).toEqual({
       block: true,
       reason: "generated",
+      rule: 0,
     });
     expect(await call("write", { path: "src/gen-link.ts", content: "" })).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { errorText } from "./errors.ts";
-import type { AgentEvent, AgentRunOutcome } from "./events.ts";
+import { type AgentEvent, type AgentRunOutcome, ruleOf } from "./events.ts";
 import { executeToolCalls } from "./execute-tools.ts";
 import { formatCost, modelLabel } from "./format.ts";
 import type { StreamFunction } from "./provider.ts";
@@ -214,12 +214,24 @@ async function decideAfterTurn(run: LoopRun, turn: TurnResult): Promise<LoopEnd 
   }
   if (signal.aborted) return { reason: "aborted" };
   if (verdict?.fail !== undefined) {
-    emit({ type: "hook_decision", hook: "beforeStop", decision: "fail", reason: verdict.fail });
+    emit({
+      type: "hook_decision",
+      hook: "before_stop",
+      decision: "fail",
+      reason: verdict.fail,
+      ...ruleOf(verdict),
+    });
     return { reason: "failure", message: verdict.fail };
   }
   if (verdict?.continue === undefined) return { reason: "stop" };
   run.stopAttempts++;
-  emit({ type: "hook_decision", hook: "beforeStop", decision: "continue", reason: verdict.continue });
+  emit({
+    type: "hook_decision",
+    hook: "before_stop",
+    decision: "continue",
+    reason: verdict.continue,
+    ...ruleOf(verdict),
+  });
   appendAndAnnounce(run, { role: "user", content: verdict.continue, timestamp: config.now() });
   return undefined;
 }
@@ -264,7 +276,15 @@ async function prepareNextTurn(
       update.thinkingLevel && `thinking ${update.thinkingLevel}`,
       update.context && "context",
     ].filter(Boolean);
-    emit({ type: "hook_decision", hook: "prepareNextTurn", decision: "update", reason: changed.join(", ") });
+    emit({
+      type: "hook_decision",
+      hook: "prepare_next_turn",
+      decision: "update",
+      reason: update.reason ?? changed.join(", "),
+      ...ruleOf(update),
+      ...(update.model && { model: modelLabel(update.model) }),
+      ...(update.thinkingLevel && { thinking: update.thinkingLevel }),
+    });
   }
 }
 

@@ -30,7 +30,15 @@ export interface AgentRunOutcome {
   usage: Usage;
 }
 
-export type HookName = "beforeToolCall" | "afterToolCall" | "prepareNextTurn" | "beforeStop";
+/**
+ * The four hook points, named as in the task file (the spec's `hooks` keys), in every event that
+ * names one. The Agent's options for them are `beforeToolCall`, `afterToolCall`,
+ * `prepareNextTurn` (and `prepareNextTurnWithContext`) and `beforeStop`.
+ */
+export type HookPoint = "before_tool_call" | "after_tool_call" | "prepare_next_turn" | "before_stop";
+
+/** @deprecated The earlier name of `HookPoint` (its values were camelCase up to 0.1.0). */
+export type HookName = HookPoint;
 
 /** Every event the agent emits, in order. Front ends render these; nothing else is needed. */
 export type AgentEvent =
@@ -54,13 +62,23 @@ export type AgentEvent =
       blockReason?: string;
       durationMs: number;
     }
+  /**
+   * A hook decided something: one event a decision. `block` (before_tool_call), `patch`
+   * (after_tool_call replaced the result), `update` (prepare_next_turn changed the model, thinking
+   * level or context), `continue` / `fail` (before_stop sent the model back / ended the run).
+   */
   | {
       type: "hook_decision";
-      hook: HookName;
+      hook: HookPoint;
       toolCallId?: string;
       toolName?: string;
       decision: "block" | "patch" | "update" | "continue" | "fail";
       reason?: string;
+      /** Which rule decided, when the hook names one (a spec hook's index in its list). */
+      rule?: number;
+      /** For `update`: the model switched to (`"provider:id"`) and/or the new thinking level. */
+      model?: string;
+      thinking?: ThinkingLevel;
     }
   | { type: "usage"; turn: number; usage: Usage; total: Usage }
   | { type: "limit"; limit: LimitKind; message: string }
@@ -73,3 +91,8 @@ export type AgentEvent =
  * `warning` event) and changes nothing.
  */
 export type AgentEventListener = (event: AgentEvent) => void;
+
+/** The deciding rule of a hook's answer, as the fields of its `hook_decision` event. */
+export function ruleOf(answer: { rule?: number }): { rule?: number } {
+  return answer.rule === undefined ? {} : { rule: answer.rule };
+}

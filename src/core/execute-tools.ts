@@ -1,5 +1,5 @@
 import { errorText } from "./errors.ts";
-import type { AgentEvent } from "./events.ts";
+import { type AgentEvent, ruleOf } from "./events.ts";
 import type {
   AfterToolCallHook,
   AgentContext,
@@ -122,15 +122,17 @@ async function prepareCall(call: ToolCall, options: ExecuteToolsOptions): Promis
   }
   const validation = validateToolArguments(tool, call.arguments);
   if (!validation.ok) return fail(validation.message);
-  const block = await runBeforeHook(options, call, validation.value);
-  if (block === undefined) return { kind: "ready", tool, args: validation.value };
+  const blocked = await runBeforeHook(options, call, validation.value);
+  if (blocked === undefined) return { kind: "ready", tool, args: validation.value };
+  const block = blocked.reason;
   options.emit({
     type: "hook_decision",
-    hook: "beforeToolCall",
+    hook: "before_tool_call",
     toolCallId: call.id,
     toolName: call.name,
     decision: "block",
     reason: block,
+    ...ruleOf(blocked),
   });
   return {
     kind: "settled",
@@ -188,7 +190,7 @@ async function reviewOutcome(
     if (!patch) return outcome;
     options.emit({
       type: "hook_decision",
-      hook: "afterToolCall",
+      hook: "after_tool_call",
       toolCallId: call.id,
       toolName: call.name,
       decision: "patch",
@@ -239,21 +241,22 @@ function finalizeCall(
   return { message, terminate: result.terminate === true };
 }
 
-/** The block reason, or undefined when the call may run. A guard that crashes blocks the call. */
+/** Why the call is blocked (and by which rule), or undefined when it may run. A guard that crashes blocks it. */
 async function runBeforeHook(
   options: ExecuteToolsOptions,
   call: ToolCall,
   args: unknown,
-): Promise<string | undefined> {
+): Promise<{ reason: string; rule?: number } | undefined> {
   if (!options.beforeToolCall) return undefined;
   try {
     const decision = await options.beforeToolCall(
       { assistantMessage: options.assistantMessage, toolCall: call, args, context: options.context },
       options.signal,
     );
-    return decision?.block ? (decision.reason ?? "blocked by a before_tool_call hook") : undefined;
+    if (!decision?.block) return undefined;
+    return { reason: decision.reason ?? "blocked by a before_tool_call hook", ...ruleOf(decision) };
   } catch (error) {
-    return `before_tool_call hook failed: ${errorText(error)}`;
+    return { reason: `before_tool_call hook failed: ${errorText(error)}` };
   }
 }
 

@@ -11,7 +11,14 @@ export {
   exitCodeOf,
   isAgentRunError,
 } from "./errors.ts";
-export type { AgentEvent, AgentEventListener, AgentRunOutcome, AgentStopReason, HookName } from "./events.ts";
+export type {
+  AgentEvent,
+  AgentEventListener,
+  AgentRunOutcome,
+  AgentStopReason,
+  HookName,
+  HookPoint,
+} from "./events.ts";
 export type { AssistantMessageEvent, Provider, StreamFunction, StreamRequest } from "./provider.ts";
 export * from "./types.ts";
 export { addUsage, emptyUsage, priceUsage } from "./usage.ts";

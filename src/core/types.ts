@@ -204,6 +204,8 @@ export interface BeforeToolCallContext {
 export interface BeforeToolCallResult {
   block?: boolean;
   reason?: string;
+  /** Which of the hook's rules decided (a spec hook's index in its list); copied to `hook_decision`. */
+  rule?: number;
 }
 
 export interface AfterToolCallContext {
@@ -240,6 +242,10 @@ export interface AgentLoopTurnUpdate {
   context?: AgentContext;
   model?: Model;
   thinkingLevel?: ThinkingLevel;
+  /** Why, for the `hook_decision` event (default: what changed). */
+  reason?: string;
+  /** Which of the hook's rules decided (a spec hook's index in its list); copied to `hook_decision`. */
+  rule?: number;
 }
 
 /** The model wants to stop. Return `continue` to send a message back and keep going, `fail` to end as a failure. */
@@ -255,6 +261,8 @@ export interface BeforeStopResult {
   continue?: string;
   /** The run ends with stop reason "failure" and this reason. */
   fail?: string;
+  /** Which of the hook's rules decided (a spec hook's index in its list); copied to `hook_decision`. */
+  rule?: number;
 }
 
 export type BeforeToolCallHook = (

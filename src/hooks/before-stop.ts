@@ -50,7 +50,7 @@ export function createBeforeStop(rules: BeforeStopRule[], deps: HookDeps): Befor
           output: output.text,
           outputTruncated: output.truncated,
         });
-        return { fail };
+        return { fail, rule: rule.index };
       }
       emitHookEnd(deps, call, run, broken ? "error" : "fail", {
         reason: `${how}; attempt ${count} of ${rule.maxAttempts}`,
@@ -60,6 +60,7 @@ export function createBeforeStop(rules: BeforeStopRule[], deps: HookDeps): Befor
       const body = output.text.trim() ? `\n\n${output.text.trim()}` : "";
       return {
         continue: `The check \`${run.command}\` ${how}. Fix what it reports, then finish (attempt ${count} of ${rule.maxAttempts}).${body}`,
+        rule: rule.index,
       };
     }
     return undefined;

@@ -25,16 +25,7 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
   return async ({ toolCall, args }, signal) => {
     for (const rule of rules) {
       if (!matchesCall(rule.match, toolCall.name, args, deps.workspace)) continue;
-      const ids = {
-        hook: "before_tool_call" as const,
-        rule: rule.index,
-        toolCallId: toolCall.id,
-        toolName: toolCall.name,
-      };
-      if (rule.block !== undefined) {
-        deps.emit({ type: "hook_rule", ...ids, action: "block", reason: rule.block });
-        return { block: true, reason: rule.block };
-      }
+      if (rule.block !== undefined) return { block: true, reason: rule.block, rule: rule.index };
       if (!rule.run) continue;
       const call = {
         hook: "before_tool_call" as const,
@@ -47,7 +38,7 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
       if (run.result.canceled) {
         // The run is ending; the call will not run either way, and this is no hook failure.
         emitHookEnd(deps, call, run, "block", { reason: "the run was aborted" });
-        return { block: true, reason: "the run was aborted" };
+        return { block: true, reason: "the run was aborted", rule: rule.index };
       }
       const abnormal = abnormalEnd(run, rule.timeoutMs);
       const code = run.result.exitCode;
@@ -61,12 +52,12 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
           reason,
           failure: `\`${run.command}\` ${how}${stderr ? `: ${oneLine(stderr, 200)}` : ""}`,
         });
-        return { block: true, reason };
+        return { block: true, reason, rule: rule.index };
       }
       if (code === 2) {
         const reason = clip(run.result.stderr.trim() || `blocked by \`${run.command}\``);
         emitHookEnd(deps, call, run, "block", { reason });
-        return { block: true, reason };
+        return { block: true, reason, rule: rule.index };
       }
       const read = readJsonObject(run.result.stdout);
       const verdict = read.kind === "object" ? read.value : undefined;
@@ -82,7 +73,7 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
           `hook error: \`${run.command}\` ${garbled} (\`${shown}\`); calls are blocked when a guard fails`,
         );
         emitHookEnd(deps, call, run, "error", { reason, failure: `\`${run.command}\` ${garbled}: ${shown}` });
-        return { block: true, reason };
+        return { block: true, reason, rule: rule.index };
       }
       if (verdict?.block === true) {
         const reason = clip(
@@ -91,7 +82,7 @@ export function createBeforeToolCall(rules: BeforeToolCallRule[], deps: HookDeps
             : `blocked by \`${run.command}\``,
         );
         emitHookEnd(deps, call, run, "block", { reason });
-        return { block: true, reason };
+        return { block: true, reason, rule: rule.index };
       }
       emitHookEnd(deps, call, run, "allow");
     }

@@ -1,7 +1,6 @@
-import type { ThinkingLevel } from "../core/types.ts";
+import type { HookPoint } from "../core/events.ts";
 
-/** The four places a spec hook runs, named as in the task file. */
-export type HookPoint = "before_tool_call" | "after_tool_call" | "prepare_next_turn" | "before_stop";
+export type { HookPoint };
 
 /**
  * What a finished command hook meant: `allow`/`block` (before_tool_call), `output`/`patch`/`none`
@@ -19,8 +18,8 @@ interface HookCallFields {
 }
 
 /**
- * Events about spec hooks, beside the core's `hook_decision`: which rule decided, what a command
- * hook did and how long it took. The runner writes them to events.jsonl; `hook_failed` feeds the
+ * Events about spec hooks, beside the core's `hook_decision` (one a decision, naming the rule that
+ * made it): what a command hook did and how long it took. The runner writes them to events.jsonl; `hook_failed` feeds the
  * summary's hook failures, and blocked calls carry their reason.
  */
 export type HookEvent =
@@ -40,14 +39,6 @@ export type HookEvent =
       stderrBytes: number;
       /** Some output was cut before it reached the model. */
       outputTruncated: boolean;
-    })
-  | (HookCallFields & {
-      type: "hook_rule";
-      action: "block" | "switch";
-      reason?: string;
-      /** For `switch`: the model switched to ("provider:id") and/or the thinking level. */
-      model?: string;
-      thinking?: ThinkingLevel;
     })
   | (HookCallFields & {
       type: "hook_failed";

@@ -32,16 +32,12 @@ export function createPrepareNextTurn(
     const thinkingChanged = thinking !== current.thinking;
     if (decidedBy === undefined || (!modelChanged && !thinkingChanged)) return undefined;
     current = { model, thinking };
-    deps.emit({
-      type: "hook_rule",
-      hook: "prepare_next_turn",
-      rule: decidedBy,
-      action: "switch",
-      ...(modelChanged && { model: label(model) }),
-      ...(thinkingChanged && { thinking }),
+    return {
+      ...(modelChanged && { model }),
+      ...(thinkingChanged && { thinkingLevel: thinking }),
       reason: `turn ${nextTurn}${cost === null ? "" : `, ${formatCost(cost)} spent`}`,
-    });
-    return { ...(modelChanged && { model }), ...(thinkingChanged && { thinkingLevel: thinking }) };
+      rule: decidedBy,
+    };
   };
 }
 

@@ -175,11 +175,11 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         }
         break;
       case "hook_decision":
-        if (event.hook === "beforeStop") {
+        if (event.hook === "before_stop") {
           if (event.decision === "continue")
             out(`  ${paint("yellow", "↺")} before_stop failed: the model continues`);
-        } else if (event.hook === "prepareNextTurn")
-          out(paint("dim", `  ⇄ next turn: ${event.reason ?? ""}`));
+        } else if (event.hook === "prepare_next_turn")
+          out(paint("dim", `  ⇄ next turn: ${nextTurnText(event)}`));
         break;
       case "hook_end": {
         // Every command hook that ran: what it was, how long it took and what it meant.
@@ -219,4 +219,13 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         break;
     }
   };
+}
+
+/** What a prepare_next_turn decision changed, then why: `model a:b, thinking low (turn 3, $0.01 spent)`. */
+function nextTurnText(event: { model?: string; thinking?: string; reason?: string }): string {
+  const changed = [event.model && `model ${event.model}`, event.thinking && `thinking ${event.thinking}`]
+    .filter(Boolean)
+    .join(", ");
+  if (!changed) return event.reason ?? "";
+  return event.reason ? `${changed} (${event.reason})` : changed;
 }
