@@ -47,7 +47,7 @@ describe("upsertComment", () => {
       .filter((r) => r.method === "GET" && r.path.endsWith("/comments"))
       .map((r) => r.query.page ?? "1");
     expect(pages).toEqual(["1", "2", "3"]);
-    expect(fake.requests.filter((r) => r.method === "POST")).toHaveLength(0);
+    expect(fake.requests.filter((r) => r.method === "POST" && r.path.endsWith("/comments"))).toHaveLength(0);
     expect(fake.comments.at(-1)?.body).toBe(`${marker}\nnew`);
   });
 

@@ -63,7 +63,7 @@ async function start(script: MockScript, gh: FakeGitHubOptions = {}) {
 async function runStep(options: {
   event?: "pull_request" | "pull_request_target" | "issue_comment" | "workflow_dispatch";
   /** Edits the event's fixture payload. */
-  editPayload?: (payload: { pull_request: { head: { repo: { full_name: string } } } }) => void;
+  editPayload?: (payload: { pull_request: { head: { sha: string; repo: { full_name: string } } } }) => void;
   inputs?: Record<string, string>;
   task?: string;
   interrupt?: { signal: NodeJS.Signals; whenStdoutHas: string };
@@ -120,7 +120,13 @@ function commitAll(dir: string): string {
   return git("rev-parse", "HEAD").trim();
 }
 
-const calls = (gh: FakeGitHub, method: string) => gh.requests.filter((r) => r.method === method);
+/** The requests on issue comments (not the identity, commit or pull request lookups). */
+const calls = (gh: FakeGitHub, method: string) =>
+  gh.requests.filter((r) => r.method === method && /\/comments(\/|$)/.test(r.path));
+const HEAD = "0d1a26e67d8f5eaf1f6ba5c57fc3c7d91ac0fd1c";
+/** The hidden line the final comment records (run-state.ts). */
+const doneState = (conclusion: string, head = HEAD) =>
+  `<!-- agent-run:state status=done head=${head} conclusion=${conclusion} event=pull_request run=4242 attempt=1 -->`;
 
 describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
   test("pull_request: the first run creates the comment, the second updates it; outputs parsed back", async () => {
@@ -143,12 +149,13 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
       usage: path.join(first.workspace, ".agent-run/usage.json"),
       summary: path.join(first.workspace, ".agent-run/summary.md"),
       "comment-url": comment.html_url,
+      "review-url": "",
       "patch-withheld": "false",
     });
     expect(await readFile(first.outputs.patch!, "utf8")).toContain("+hello from the agent");
     const summary = await readFile(first.outputs.summary!, "utf8");
     expect(first.stepSummary.trim()).toBe(summary.trim());
-    expect(comment.body).toBe(`${MARKER}\n${summary}`);
+    expect(comment.body).toBe(`${MARKER}\n${doneState("success")}\n${summary}`);
 
     // Secrets: masked before anything else is logged, and never handed to the tools' env as inputs.
     const lines = first.stdout.split("\n");
@@ -163,13 +170,20 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     );
     expect(github.requests.every((r) => r.authorization === `token ${TOKEN}`)).toBe(true);
 
-    const second = await runStep({});
+    // A new head commit: the same comment is updated, never a second one created.
+    const newHead = "a".repeat(40);
+    const second = await runStep({
+      editPayload: (payload) => {
+        payload.pull_request.head.sha = newHead;
+      },
+    });
     expect(second.exitCode).toBe(0);
     expect(github.comments).toHaveLength(1);
     expect(calls(github, "POST")).toHaveLength(1);
-    expect(calls(github, "PATCH")).toHaveLength(1);
     expect(second.outputs["comment-url"]).toBe(comment.html_url);
-    expect(github.comments[0]?.body).toBe(`${MARKER}\n${await readFile(second.outputs.summary!, "utf8")}`);
+    expect(github.comments[0]?.body).toBe(
+      `${MARKER}\n${doneState("success", newHead)}\n${await readFile(second.outputs.summary!, "utf8")}`,
+    );
   });
 
   test("comment: on-change with an empty patch posts nothing", async () => {
@@ -178,7 +192,8 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     expect(run.exitCode).toBe(0);
     expect(run.outputs).toMatchObject({ conclusion: "success", "changed-files": "", "comment-url": "" });
     expect(await readFile(run.outputs.patch!, "utf8")).toBe("");
-    expect(github.requests.map((r) => r.method)).toEqual(["GET"]);
+    expect(calls(github, "GET")).toHaveLength(1);
+    expect(github.requests.filter((r) => r.method !== "GET")).toEqual([]);
     expect(github.comments).toEqual([]);
     expect(run.stdout).toContain("no PR comment (comment: on-change and the patch is empty)");
     expect(run.stepSummary).not.toBe("");
@@ -192,7 +207,9 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
     expect(run.exitCode).toBe(0);
     expect(calls(github, "POST")).toEqual([]);
     expect(github.comments).toHaveLength(1);
-    expect(github.comments[0]?.body).toBe(`${MARKER}\n${await readFile(run.outputs.summary!, "utf8")}`);
+    expect(github.comments[0]?.body).toBe(
+      `${MARKER}\n${doneState("success")}\n${await readFile(run.outputs.summary!, "utf8")}`,
+    );
     expect(run.outputs["comment-url"]).toBe(github.comments[0]?.html_url);
   });
 

@@ -37,6 +37,9 @@ describe("readActionInputs", () => {
       INPUT_VARS: "target=src\n# comment\nlevel = strict\n",
       "INPUT_ALLOWED-BOTS": "dependabot[bot],\nRenovate",
       "INPUT_ALLOW-UNTRUSTED-CHECKOUT": "TRUE",
+      INPUT_PROGRESS: "false",
+      "INPUT_PROGRESS-INTERVAL": "2.5",
+      "INPUT_FORCE-RERUN": "true",
     });
     expect(readActionInputs()).toEqual({
       task: ".github/tasks/lint.yml",
@@ -53,6 +56,9 @@ describe("readActionInputs", () => {
       replay: undefined,
       allowedBots: ["dependabot", "renovate"],
       allowUntrustedCheckout: true,
+      progress: false,
+      progressIntervalMs: 2500,
+      forceRerun: true,
     });
     expect(core.getInput("github-token")).toBe("ghs_token");
   });
@@ -69,6 +75,11 @@ describe("readActionInputs", () => {
       { prompt: "x", "allow-untrusted-checkout": "yes" },
       'input \'allow-untrusted-checkout\': expected "true" or "false", got "yes"',
     ],
+    [
+      { prompt: "x", "progress-interval": "0.5" },
+      "input 'progress-interval': expected seconds between 1 and 3600, got \"0.5\"",
+    ],
+    [{ prompt: "x", "force-rerun": "1" }, 'input \'force-rerun\': expected "true" or "false", got "1"'],
     [{}, "input 'task': either 'task' (a path to task.yml) or 'prompt' is required"],
   ] as const)("rejects %o", ([values, message]) => {
     const get = (name: string) => (values as Record<string, string>)[name] ?? "";
@@ -83,6 +94,9 @@ describe("readActionInputs", () => {
       vars: {},
       allowedBots: [],
       allowUntrustedCheckout: false,
+      progress: true,
+      progressIntervalMs: 5000,
+      forceRerun: false,
     });
   });
 });

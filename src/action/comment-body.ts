@@ -3,6 +3,7 @@
  * to GitHub's size limit with a link to the run when it does not fit.
  */
 import { GITHUB_COMMENT_LIMIT } from "../output/summary.ts";
+import { type RunState, runStateLine } from "./run-state.ts";
 
 /** The hidden marker that finds this task's comment again: `<!-- agent-run:task=<name> -->`. */
 export function commentMarker(taskName: string): string {
@@ -20,16 +21,19 @@ export interface CommentBodyOptions {
   runUrl?: string;
   /** Default: `GITHUB_COMMENT_LIMIT`. */
   maxChars?: number;
+  /** Recorded in a hidden line after the marker (run-state.ts). */
+  state?: RunState;
 }
 
 /**
- * `marker + "\n" + summary`, never longer than `maxChars`. When cut, the cut falls on a line
+ * `marker + "\n" + summary` (the state line between them when given), never longer than `maxChars`. When cut, the cut falls on a line
  * boundary, open code fences and `<details>` blocks are closed so the rest still renders, and a
  * line links to the run.
  */
 export function buildCommentBody(summaryMarkdown: string, options: CommentBodyOptions): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
-  const head = `${commentMarker(options.taskName)}\n`;
+  const state = options.state ? `${runStateLine(options.state)}\n` : "";
+  const head = `${commentMarker(options.taskName)}\n${state}`;
   const full = head + summaryMarkdown;
   if (full.length <= maxChars) return full;
 

@@ -8,7 +8,10 @@ import { errorText } from "../core/errors.ts";
 /** The Octokit client `@actions/github` builds. */
 export type GitHubClient = ReturnType<typeof getOctokit>;
 
-export type ApiOutcome<T> = { ok: true; value: T } | { ok: false; status?: number; message: string };
+/** A failure's `retryAfterMs` is set when GitHub rate-limited the call: how long it asked to wait. */
+export type ApiOutcome<T> =
+  | { ok: true; value: T }
+  | { ok: false; status?: number; message: string; retryAfterMs?: number };
 
 export interface ApiCallOptions {
   /** Longest wait honoured for a `retry-after` (or rate-limit reset), in milliseconds. Default: 20 000. */
@@ -47,7 +50,12 @@ export async function callGitHub<T>(
         await sleep(waitMs);
         continue;
       }
-      return { ok: false, status: info.status, message: describeFailure(what, info, waitMs) };
+      return {
+        ok: false,
+        status: info.status,
+        message: describeFailure(what, info, waitMs),
+        ...(waitMs !== undefined && { retryAfterMs: waitMs }),
+      };
     }
   }
 }

@@ -31,7 +31,16 @@ export interface ActionInputs {
   allowedBots: string[];
   /** Run on pull_request_target / workflow_run even when the checkout is not the workflow's own commit. Default: false. */
   allowUntrustedCheckout: boolean;
+  /** Show the run's progress in the sticky comment. Default: true. */
+  progress: boolean;
+  /** Least time between two progress edits of the comment, in milliseconds. Default: 5 000 (the input is in seconds). */
+  progressIntervalMs: number;
+  /** Run even when the task already ran on this head commit. Default: false. */
+  forceRerun: boolean;
 }
+
+/** Default of `progress-interval`, in seconds. */
+export const DEFAULT_PROGRESS_INTERVAL_S = 5;
 
 /** A bad input value. `input` is its name as written in action.yml. */
 export class ActionInputError extends AgentRunError {
@@ -65,6 +74,9 @@ export const DATA_INPUTS: readonly string[] = [
   "replay",
   "allowed-bots",
   "allow-untrusted-checkout",
+  "progress",
+  "progress-interval",
+  "force-rerun",
 ];
 
 /** The variable the Actions runner sets for an input: `INPUT_` + the name upper-cased, spaces as `_`. */
@@ -95,6 +107,9 @@ export function readActionInputs(getInput: InputReader = defaultReader): ActionI
     replay: get("replay"),
     allowedBots: parseAllowedBots(getInput("allowed-bots")),
     allowUntrustedCheckout: parseBoolean("allow-untrusted-checkout", get("allow-untrusted-checkout")),
+    progress: parseBoolean("progress", get("progress") ?? "true"),
+    progressIntervalMs: parseInterval(get("progress-interval")),
+    forceRerun: parseBoolean("force-rerun", get("force-rerun")),
   };
   if (inputs.task === undefined && inputs.prompt === undefined) {
     throw new ActionInputError("task", "either 'task' (a path to task.yml) or 'prompt' is required");
@@ -122,6 +137,16 @@ function parsePositive(name: string, value: string | undefined, integer: boolean
     throw new ActionInputError(name, `expected ${kind}, got "${value}"`);
   }
   return n;
+}
+
+function parseInterval(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PROGRESS_INTERVAL_S * 1000;
+  const seconds = Number(value);
+  // GitHub asks for at least a second between requests that change content.
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 3600) {
+    throw new ActionInputError("progress-interval", `expected seconds between 1 and 3600, got "${value}"`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 function parseVars(text: string): Record<string, string> {

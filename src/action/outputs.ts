@@ -12,6 +12,7 @@ export const OUTPUT_NAMES = [
   "usage",
   "summary",
   "comment-url",
+  "review-url",
   "patch-withheld",
 ] as const;
 
@@ -33,6 +34,7 @@ export function actionOutputs(result: ActionRunResult, commentUrl = ""): Record<
     usage: result.outputs.usage,
     summary: result.outputs.summary,
     "comment-url": commentUrl,
+    "review-url": "",
     "patch-withheld": result.patchHadSecret ? "true" : "false",
   };
 }

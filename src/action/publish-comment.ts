@@ -1,52 +1,59 @@
 /**
  * Publishing the run as the sticky PR comment: the summary with a secret-holding patch withheld,
- * neutralised (see comment-hygiene.ts), created or updated by its marker.
+ * neutralised (see comment-hygiene.ts), with the run's state recorded (run-state.ts), written over
+ * the progress comment or created by its marker.
  */
 import { stat } from "node:fs/promises";
 import * as core from "@actions/core";
-import { upsertComment } from "./comment.ts";
-import { buildCommentBody, commentMarker, withholdPatch } from "./comment-body.ts";
+import type { StickyComment } from "./comment.ts";
+import { buildCommentBody, withholdPatch } from "./comment-body.ts";
 import { neutralizeComment } from "./comment-hygiene.ts";
 import type { EventContext } from "./event-context.ts";
-import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
+import type { ApiCallOptions } from "./github-api.ts";
 import type { ActionInputs } from "./inputs.ts";
+import type { RunState } from "./run-state.ts";
 import type { ActionRunResult } from "./runner-types.ts";
+
+export interface PublishTarget {
+  inputs: ActionInputs;
+  ctx: EventContext;
+  /** The PR or issue of the event; undefined when the event has none. */
+  issueNumber: number | undefined;
+  name: string;
+  /** The task's comment; resolves to undefined without a token or a target. */
+  comment: () => Promise<StickyComment | undefined>;
+  apiOptions: ApiCallOptions | undefined;
+}
 
 /**
  * Posts or updates the comment as `inputs.comment` says; returns its URL, "" when none was
  * posted. API failures are warnings, never exceptions.
  */
 export async function postComment(
-  inputs: ActionInputs,
-  ctx: EventContext,
-  issueNumber: number | undefined,
+  target: PublishTarget,
   result: ActionRunResult,
-  name: string,
-  client: () => Promise<GitHubClient | undefined>,
-  apiOptions: ApiCallOptions | undefined,
+  state: RunState,
 ): Promise<string> {
+  const { inputs, ctx } = target;
   if (inputs.comment === "false") return "";
-  if (issueNumber === undefined) {
+  if (target.issueNumber === undefined) {
     core.info(`agent-run: no PR comment (the ${ctx.eventName || "unknown"} event has no pull request)`);
     return "";
   }
   // on-change with an empty patch: never a new comment, but an earlier one is brought up to date
   // so it does not keep showing a patch that no longer applies.
   const createIfMissing = !(inputs.comment === "on-change" && (await patchIsEmpty(result)));
-  const github = await client();
-  if (!github) {
+  const comment = await target.comment();
+  if (!comment) {
     core.warning("agent-run: no github-token; the PR comment was not posted");
     return "";
   }
-  const outcome = await upsertComment(github, {
-    ...apiOptions,
-    owner: ctx.owner,
-    repo: ctx.repo,
-    issueNumber,
-    marker: commentMarker(name),
-    body: buildCommentBody(publishedSummary(result, ctx), { taskName: name, runUrl: ctx.runUrl }),
-    createIfMissing,
+  const body = buildCommentBody(publishedSummary(result, ctx), {
+    taskName: target.name,
+    ...(ctx.runUrl !== undefined && { runUrl: ctx.runUrl }),
+    state,
   });
+  const outcome = await comment.write(body, { ...target.apiOptions, createIfMissing });
   if (!outcome.ok) {
     core.warning(outcome.message, { title: "agent-run: PR comment not posted" });
     return "";

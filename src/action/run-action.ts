@@ -1,28 +1,41 @@
 /**
- * The action: mask secrets, read inputs, check who triggered it, run the task with the same
- * runner as the CLI in a process of its own whose environment holds no secret (start-run.ts),
- * then write outputs and the step summary before anything that talks to GitHub, so an API failure
- * never loses them; last, the sticky PR comment and the failure annotation.
+ * The action: mask secrets, read inputs, skip what it caused itself (loop-guard.ts), check who
+ * triggered it, skip a head commit already done (dedupe.ts), give the task the pull request's
+ * commits and diff, run the task with the same runner as the CLI in a process of its own whose
+ * environment holds no secret (run-in-child.ts) while the sticky comment shows its progress, then
+ * write outputs and the step summary before anything else that talks to GitHub, so an API failure
+ * never loses them; last, the sticky PR comment, the review and the failure annotation.
  */
 import path from "node:path";
 import * as core from "@actions/core";
 import { errorText } from "../core/errors.ts";
-import { createRedactor } from "../output/redact.ts";
-import { errorAnnotations, runAnnotation } from "./annotations.ts";
-import { type EventContext, readEventContext } from "./event-context.ts";
+import { runAnnotation } from "./annotations.ts";
+import { type StickyComment, stickyComment } from "./comment.ts";
+import { commentMarker } from "./comment-body.ts";
+import { checkDedupe } from "./dedupe.ts";
+import { readEventContext } from "./event-context.ts";
 import { eventTarget } from "./event-target.ts";
 import { eventVars } from "./event-vars.ts";
 import type { ApiCallOptions, GitHubClient } from "./github-api.ts";
 import { type ActionInputs, type InputReader, readActionInputs, SECRET_INPUTS } from "./inputs.ts";
-import { guardWorkflowCommands } from "./log-guard.ts";
-import { actionOutputs, type OutputName, skippedOutputs } from "./outputs.ts";
-import { postComment } from "./publish-comment.ts";
-import { readKeyEnvNames, splitRunEnvironment } from "./run-environment.ts";
-import type { RunFailure, RunReply } from "./run-protocol.ts";
+import { checkLoopGuard, checkOwnMarker } from "./loop-guard.ts";
+import { actionOutputs, skippedOutputs } from "./outputs.ts";
+import { endedBody, progressBody } from "./progress-body.ts";
+import { type ProgressComment, startProgressComment } from "./progress-comment.ts";
+import { type PublishTarget, postComment } from "./publish-comment.ts";
+import { postReview } from "./publish-review.ts";
+import { pullRequestInfo } from "./pull-request-info.ts";
+import { pullRequestRun } from "./pull-request-run.ts";
+import { logInputs, reportFailure, reportSkipped, setOutputs, writeStepSummary } from "./report.ts";
+import { runInChild } from "./run-in-child.ts";
+import type { RunReply } from "./run-protocol.ts";
+import type { RunState } from "./run-state.ts";
 import { type StartRunOptions, startRun } from "./start-run.ts";
 import { taskName } from "./task-name.ts";
 import { passTrustGate } from "./trust-gate.ts";
 import { sanitizeUntrustedText } from "./untrusted-text.ts";
+
+const LOOP_TITLE = "agent-run skipped its own event";
 
 export interface ActionDeps {
   /** Starts the run's own process. Default: `startRun` (the same Node and entry, with RUN_CHILD_FLAG). */
@@ -40,6 +53,7 @@ export interface ActionDeps {
 
 /** Runs the action to completion. Never throws; sets `process.exitCode` (the runner's exit code). */
 export async function run(deps: ActionDeps = {}): Promise<void> {
+  const started = Date.now();
   const getInput = deps.getInput ?? ((name: string) => core.getInput(name));
   for (const name of SECRET_INPUTS) {
     const secret = getInput(name).trim();
@@ -56,6 +70,7 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
   }
   const ctx = readEventContext(env);
   const target = eventTarget(ctx.eventName, ctx.payload);
+  const apiOptions = deps.apiOptions;
   let octokit: GitHubClient | undefined;
   const client = async (): Promise<GitHubClient | undefined> => {
     if (octokit === undefined && inputs.githubToken) {
@@ -77,6 +92,9 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
     );
   }
 
+  const marked = checkOwnMarker(ctx.payload);
+  if (marked.skip) return reportSkipped(marked.message, LOOP_TITLE);
+
   const givenTaskFile = inputs.task === undefined ? undefined : path.resolve(ctx.workspace, inputs.task);
   // Without the input, the spec's `workdir` decides (resolved by the runner, or by the gate for a
   // trusted copy, against the checkout's spec folder); an inline prompt runs in the workspace.
@@ -88,28 +106,79 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
     target,
     env,
     client,
-    apiOptions: deps.apiOptions,
+    apiOptions,
     taskFile: givenTaskFile,
     agentDir,
   });
   if (!gate.run) {
-    if (gate.kind === "skipped") {
-      core.notice(`agent-run: ${gate.message}`, { title: "agent-run refused the trigger" });
-      setOutputs(skippedOutputs());
-      return;
-    }
+    if (gate.kind === "skipped") return reportSkipped(gate.message, "agent-run refused the trigger");
     core.error(`agent-run: ${gate.message}`, { title: "agent-run refused to run" });
     setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": "2" });
     await writeStepSummary(`## agent-run\n\n**refused** (exit 2), nothing was run: ${gate.message}\n`);
     process.exitCode = 2;
     return;
   }
+  const loop = await checkLoopGuard({ ctx, client, ...(apiOptions && { apiOptions }) });
+  if (loop.skip) return reportSkipped(loop.message, LOOP_TITLE);
   for (const note of gate.notes) core.info(`agent-run: ${note}`);
   for (const warning of gate.warnings) core.warning(`agent-run: ${warning}`);
 
   const taskFile = gate.taskFile;
   const name = await taskName(taskFile);
   logInputs(inputs, ctx, name);
+  const marker = commentMarker(name);
+  let sticky: StickyComment | undefined;
+  const comment = async (): Promise<StickyComment | undefined> => {
+    const github = target === undefined ? undefined : await client();
+    if (github && target && sticky === undefined) {
+      sticky = stickyComment(github, {
+        owner: ctx.owner,
+        repo: ctx.repo,
+        issueNumber: target.issueNumber,
+        marker,
+      });
+    }
+    return sticky;
+  };
+  const failBeforeRun = async (message: string, exitCode: number) => {
+    process.exitCode = await reportFailure({ message, exitCode }, { ctx, name, taskFile, givenTaskFile });
+  };
+
+  const prInfo = await pullRequestInfo(ctx, target, client, apiOptions);
+  if (!prInfo.ok) return failBeforeRun(`agent-run: ${prInfo.message}; not running without the right diff`, 4);
+  const pr = prInfo.value;
+  const dedupe = await checkDedupe({
+    pr,
+    forceRerun: inputs.forceRerun,
+    runAttempt: Number(env.GITHUB_RUN_ATTEMPT) || 1,
+    comment: inputs.comment === "false" ? undefined : await comment(),
+    marker,
+    ...(apiOptions && { apiOptions }),
+  });
+  if (dedupe.skip) return reportSkipped(dedupe.message, "agent-run already ran on this commit");
+  if (dedupe.note) core.info(`agent-run: ${dedupe.note}`);
+
+  const vars: Record<string, string> = {
+    ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)),
+    ...inputs.vars,
+  };
+  let prRun: Awaited<ReturnType<typeof pullRequestRun>> | undefined;
+  if (pr) {
+    prRun = await pullRequestRun({
+      pr,
+      taskFile,
+      prompt: inputs.prompt,
+      dir: gate.cwd ?? agentDir ?? ctx.workspace,
+      tempDir: env.RUNNER_TEMP,
+      token: inputs.githubToken,
+      serverUrl: ctx.serverUrl,
+    });
+    if (!prRun.ok) return failBeforeRun(`agent-run: ${prRun.message}. Not running`, 4);
+    if (prRun.pullRequest) core.info(`agent-run: ${prRun.note}`);
+    else Object.assign(vars, prRun.vars);
+  }
+  const pullRequest = prRun?.ok ? prRun.pullRequest : undefined;
+
   if (process.platform === "linux" && env.GITHUB_ACTIONS === "true") {
     const prereqs = await import("./sandbox-prereqs.ts");
     const notes = await prereqs.prepareSandboxPrereqs({
@@ -124,157 +193,131 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
     }
   }
 
-  const reply = await runInChild(deps, {
-    inputs,
-    ctx,
-    taskFile,
-    cwd: gate.cwd ?? (taskFile === undefined ? ctx.workspace : undefined),
-    env,
-    vars: { ...eventVars(ctx.payload, (text) => sanitizeUntrustedText(text)), ...inputs.vars },
-    trusted: gate.trusted,
+  const state = (fields: Pick<RunState, "status" | "conclusion">): RunState => ({
+    ...fields,
+    ...(pr && { head: pr.headSha }),
+    event: ctx.eventName,
+    ...(env.GITHUB_RUN_ID && { run: env.GITHUB_RUN_ID }),
+    attempt: env.GITHUB_RUN_ATTEMPT || "1",
   });
-  if (reply.type === "failure") {
-    const code = await reportFailure(reply.failure, { ctx, name, taskFile, givenTaskFile });
-    process.exitCode = code;
-    return;
-  }
-  const result = reply.result;
-
-  const { "comment-url": _, ...outputs } = actionOutputs(result);
-  setOutputs(outputs);
-  if (result.patchHadSecret) {
-    core.warning(
-      "agent-run: the patch held a secret value; it is withheld from the PR comment and the patch output",
+  const hosts = [new URL(ctx.serverUrl).hostname];
+  const bodyOptions = (status: RunState["status"], conclusion?: string) => ({
+    taskName: name,
+    runUrl: ctx.runUrl,
+    elapsedMs: Date.now() - started,
+    state: state({ status, ...(conclusion !== undefined && { conclusion }) }),
+    hosts,
+  });
+  const stickyForProgress = inputs.progress && inputs.comment !== "false" ? await comment() : undefined;
+  const progress: ProgressComment | undefined = stickyForProgress
+    ? startProgressComment({
+        comment: stickyForProgress,
+        render: (snapshot) => progressBody(snapshot, bodyOptions("running")),
+        intervalMs: inputs.progressIntervalMs,
+        createIfMissing: inputs.comment === "true",
+        ...(apiOptions && { apiOptions }),
+        log: { info: (message) => core.info(message), warning: (message) => core.warning(message) },
+      })
+    : undefined;
+  // From here on a cancelled job must not kill this process before the comment shows how the run
+  // ended: the signals go to the run (start-run.ts forwards them), which ends as interrupted.
+  const hold = () => {};
+  process.on("SIGINT", hold);
+  process.on("SIGTERM", hold);
+  let ended = false;
+  try {
+    const reply = await runInChild(
+      { startRun: deps.startRun ?? startRun, write: deps.write ?? ((chunk) => process.stdout.write(chunk)) },
       {
-        title: "agent-run: patch withheld",
+        inputs,
+        ctx,
+        taskFile,
+        cwd: gate.cwd ?? (taskFile === undefined ? ctx.workspace : undefined),
+        env,
+        vars,
+        trusted: gate.trusted,
+        pullRequest,
+        onProgress: progress ? (snapshot) => progress.update(snapshot) : undefined,
       },
     );
-  }
-  await writeStepSummary(result.summaryMarkdown);
-
-  let commentUrl = "";
-  try {
-    commentUrl = await postComment(inputs, ctx, target?.issueNumber, result, name, client, deps.apiOptions);
-  } catch (error) {
-    core.warning(`agent-run: the PR comment failed: ${errorText(error)}`);
-  }
-  core.setOutput("comment-url", commentUrl);
-
-  // Positions are looked up in the spec as checked out, which is where the annotation points.
-  const annotation = await runAnnotation(result, givenTaskFile, ctx.workspace);
-  if (annotation) core.error(annotation.message, annotation.properties);
-  process.exitCode = result.exitCode;
-}
-
-interface RunPlan {
-  inputs: ActionInputs;
-  ctx: EventContext;
-  taskFile: string | undefined;
-  /** Overrides the spec's `workdir`; undefined lets the runner resolve it. */
-  cwd: string | undefined;
-  env: NodeJS.ProcessEnv;
-  vars: Record<string, string>;
-  trusted: boolean;
-}
-
-/**
- * Runs the task in the run's own process: its environment is the step's without any secret, the
- * credentials it needs go over its IPC channel, and everything withheld seeds its redactor (and
- * this process's, over the relayed log and the reply).
- */
-async function runInChild(deps: ActionDeps, plan: RunPlan): Promise<RunReply> {
-  const { inputs, ctx, taskFile } = plan;
-  const split = splitRunEnvironment(plan.env, inputs, await readKeyEnvNames(taskFile));
-  const redactor = createRedactor({ extra: [...split.secretValues, ...Object.values(split.secretEnv)] });
-  // The log shows tool arguments and model text: none of it may act as a workflow command.
-  const log = guardWorkflowCommands(deps.write ?? ((chunk) => process.stdout.write(chunk)));
-  const errors = guardWorkflowCommands((chunk) => process.stderr.write(chunk));
-  try {
-    const reply = await (deps.startRun ?? startRun)({
-      request: {
-        type: "run",
-        options: {
-          taskFile,
-          cwd: plan.cwd,
-          prompt: inputs.prompt,
-          model: inputs.model,
-          vars: plan.vars,
-          replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
-          maxTurns: inputs.maxTurns,
-          maxCostUsd: inputs.maxCostUsd,
-          trusted: plan.trusted,
-          runUrl: ctx.runUrl,
-        },
-        secretEnv: split.secretEnv,
-        secretValues: split.secretValues,
-      },
-      env: split.processEnv,
-      write: log.write,
-      writeError: errors.write,
-      redact: redactor.redact,
-    });
-    if (reply.type === "failure") return { type: "failure", failure: redactor.redactDeep(reply.failure) };
-    // The paths of the outputs are the runner's own; everything else is text from the run.
-    const { outputs, ...rest } = reply.result;
-    return { type: "result", result: { ...redactor.redactDeep(rest), outputs } };
-  } finally {
-    log.flush();
-    errors.flush();
-  }
-}
-
-/** An error before the run started: annotations at the spec's positions, outputs, step summary. Returns the exit code. */
-async function reportFailure(
-  failure: RunFailure,
-  where: { ctx: EventContext; name: string; taskFile: string | undefined; givenTaskFile: string | undefined },
-): Promise<number> {
-  const { ctx, taskFile, givenTaskFile } = where;
-  const error = Object.assign(new Error(failure.message), {
-    ...(failure.shortMessage !== undefined && { shortMessage: failure.shortMessage }),
-    ...(failure.location !== undefined && { location: failure.location }),
-    ...(failure.problems !== undefined && { problems: failure.problems }),
-  });
-  const annotations = errorAnnotations(error, ctx.workspace);
-  for (const annotation of annotations) {
-    // A spec run from the trusted commit's temp copy is still annotated at the path the user knows.
-    if (taskFile !== givenTaskFile && taskFile && givenTaskFile && annotation.properties.file) {
-      const temp = path.relative(ctx.workspace, taskFile).split(path.sep).join("/");
-      if (annotation.properties.file === temp) {
-        annotation.properties.file = path.relative(ctx.workspace, givenTaskFile).split(path.sep).join("/");
+    await progress?.stop();
+    if (reply.type === "failure") {
+      if (progress?.shown) {
+        const body = endedBody(reply.failure, bodyOptions("done", "error"));
+        const outcome = await stickyForProgress?.write(body, apiOptions);
+        if (outcome && !outcome.ok)
+          core.warning(outcome.message, { title: "agent-run: PR comment not updated" });
       }
+      ended = true;
+      process.exitCode = await reportFailure(reply.failure, { ctx, name, taskFile, givenTaskFile });
+      return;
     }
-    core.error(annotation.message, annotation.properties);
+    const result = reply.result;
+
+    const { "comment-url": _, "review-url": __, ...outputs } = actionOutputs(result);
+    setOutputs(outputs);
+    if (result.patchHadSecret) {
+      core.warning(
+        "agent-run: the patch held a secret value; it is withheld from the PR comment and the patch output",
+        { title: "agent-run: patch withheld" },
+      );
+    }
+    await writeStepSummary(result.summaryMarkdown);
+
+    const publish: PublishTarget = {
+      inputs,
+      ctx,
+      issueNumber: target?.issueNumber,
+      name,
+      comment,
+      apiOptions,
+    };
+    const commentUrl = await postComment(
+      publish,
+      result,
+      state({ status: "done", conclusion: result.conclusion }),
+    );
+    ended = true;
+    core.setOutput("comment-url", commentUrl);
+
+    let reviewUrl = "";
+    const github = result.review && inputs.comment !== "false" ? await client() : undefined;
+    if (result.review && !pr) {
+      core.info("agent-run: the event has no pull request: the review comments stay in review.json");
+    } else if (result.review && github && pr) {
+      reviewUrl = await postReview(
+        {
+          github,
+          owner: ctx.owner,
+          repo: ctx.repo,
+          pr,
+          lines: pullRequest?.review.commentableLines,
+          taskName: name,
+          hosts,
+          ...(apiOptions && { apiOptions }),
+        },
+        result.review,
+      );
+    }
+    core.setOutput("review-url", reviewUrl);
+
+    // Positions are looked up in the spec as checked out, which is where the annotation points.
+    const annotation = await runAnnotation(result, givenTaskFile, ctx.workspace);
+    if (annotation) core.error(annotation.message, annotation.properties);
+    process.exitCode = result.exitCode;
+  } finally {
+    // Whatever happened here, a comment left showing progress gets a final state.
+    if (!ended && progress?.shown) {
+      await progress.stop();
+      await stickyForProgress?.write(
+        endedBody(
+          { exitCode: 4, message: "the action failed before it could post the summary" },
+          bodyOptions("done", "error"),
+        ),
+        apiOptions,
+      );
+    }
+    process.off("SIGINT", hold);
+    process.off("SIGTERM", hold);
   }
-  const code = failure.exitCode;
-  setOutputs({ ...skippedOutputs(), conclusion: "error", "exit-code": String(code) });
-  const lines = annotations.map((a) => `- ${a.message}`).join("\n");
-  await writeStepSummary(
-    `## agent-run: ${where.name}\n\n**error** (exit ${code}), nothing was run:\n\n${lines}\n`,
-  );
-  return code;
-}
-
-function setOutputs(outputs: Partial<Record<OutputName, string>>): void {
-  for (const [name, value] of Object.entries(outputs)) core.setOutput(name, value);
-}
-
-async function writeStepSummary(markdown: string): Promise<void> {
-  try {
-    await core.summary.addRaw(markdown, true).write();
-  } catch (error) {
-    core.warning(`agent-run: step summary not written: ${errorText(error)}`);
-  }
-}
-
-function logInputs(inputs: ActionInputs, ctx: EventContext, name: string): void {
-  core.startGroup(`agent-run: ${name}`);
-  core.info(`task: ${inputs.task ?? "(inline prompt)"}`);
-  if (inputs.model) core.info(`model: ${inputs.model}`);
-  const spec = inputs.task === undefined ? "." : "(the spec's workdir)";
-  core.info(`working-directory: ${inputs.workingDirectory ?? spec}`);
-  core.info(`comment: ${inputs.comment} · event: ${ctx.eventName || "(none)"}`);
-  if (inputs.maxTurns !== undefined) core.info(`max-turns: ${inputs.maxTurns}`);
-  if (inputs.maxCostUsd !== undefined) core.info(`max-cost: ${inputs.maxCostUsd} USD`);
-  if (inputs.replay) core.info(`replay: ${inputs.replay}`);
-  core.endGroup();
 }

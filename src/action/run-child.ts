@@ -3,13 +3,21 @@
  * environment that holds no secret (run-environment.ts), so no `/proc/<pid>/environ` the model's
  * commands or file tools can reach in this process shows one. The plan and the credentials come
  * once, over the IPC channel, and stay in memory; the log goes to stdout (the action redacts it and
- * guards it against workflow commands); the result goes back over the channel.
+ * guards it against workflow commands); progress snapshots (when asked for) and the result go back
+ * over the channel.
  *
  * SIGINT and SIGTERM (forwarded by the action, or sent to the whole process group by the Actions
  * runner: either way, maybe twice) end the run as interrupted, so its outputs are still written.
  */
 import { errorText, exitCodeOf } from "../core/errors.ts";
-import { isRunRequest, type RunFailure, type RunReply, type RunRequest } from "./run-protocol.ts";
+import { createProgressTracker } from "./progress-tracker.ts";
+import {
+  isRunRequest,
+  type ProgressMessage,
+  type RunFailure,
+  type RunReply,
+  type RunRequest,
+} from "./run-protocol.ts";
 import type { ActionRunResult } from "./runner-types.ts";
 
 /** How long the process may linger after its reply before it exits anyway, in ms. */
@@ -52,14 +60,27 @@ function receiveRequest(): Promise<RunRequest> {
 
 async function execute(request: RunRequest, signal: AbortSignal): Promise<RunReply> {
   try {
-    const [runner, render] = await Promise.all([import("../run/index.ts"), import("../render/github.ts")]);
+    const [runner, renderers] = await Promise.all([import("../run/index.ts"), import("../render/github.ts")]);
+    const render = renderers.createGithubRenderer((chunk) => process.stdout.write(chunk));
+    const progress = request.progress
+      ? createProgressTracker((snapshot) => {
+          const message: ProgressMessage = { type: "progress", snapshot };
+          process.send?.(message);
+        })
+      : undefined;
     const result = await runner.runTask({
       ...request.options,
       env: { ...process.env, ...request.secretEnv },
       secretValues: request.secretValues,
       signal,
-      onEvent: render.createGithubRenderer((chunk) => process.stdout.write(chunk)),
+      onEvent: progress
+        ? (event) => {
+            render(event);
+            progress.handle(event);
+          }
+        : render,
     });
+    progress?.flush();
     const reply: ActionRunResult = {
       conclusion: result.conclusion,
       exitCode: result.exitCode,
@@ -70,6 +91,7 @@ async function execute(request: RunRequest, signal: AbortSignal): Promise<RunRep
       turns: result.turns,
       summaryMarkdown: result.summaryMarkdown,
       patchHadSecret: result.patchHadSecret,
+      ...(result.review && { review: result.review }),
     };
     return { type: "result", result: reply };
   } catch (error) {

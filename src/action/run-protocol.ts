@@ -1,8 +1,9 @@
 /**
  * The messages between the action's process and the run's own process (run-child.ts), sent over
  * the child's IPC channel (an anonymous socket pair: no other process can open it through
- * `/proc/<pid>/fd`, unlike a pipe). One request down, at start; one reply up, at the end. The log
- * goes over the child's stdout and stderr.
+ * `/proc/<pid>/fd`, unlike a pipe). One request down, at start; progress snapshots up while the
+ * run goes on (when asked for); one reply up, at the end. The log goes over the child's stdout
+ * and stderr.
  */
 import type { ActionRunOptions, ActionRunResult } from "./runner-types.ts";
 
@@ -19,6 +20,43 @@ export interface RunRequest {
   secretEnv: Record<string, string>;
   /** Values withheld from the run that it redacts (`RunTaskOptions.secretValues`). */
   secretValues: string[];
+  /** Send `ProgressMessage`s while the run goes on. */
+  progress?: boolean;
+}
+
+/** One tool call as the progress comment shows it. */
+export interface ProgressToolCall {
+  name: string;
+  /** A short form of the arguments (`shortArgs`). */
+  args: string;
+  status: "running" | "done" | "error" | "blocked";
+  durationMs?: number;
+}
+
+/** Where the run is: what the progress comment shows. */
+export interface ProgressSnapshot {
+  turn: number;
+  /** Cost so far in USD; null when a model's price is unknown. */
+  costUsd: number | null;
+  /** Tool calls so far. */
+  toolCalls: number;
+  /** The latest calls, oldest first (at most `MAX_PROGRESS_TOOLS`). */
+  recent: ProgressToolCall[];
+}
+
+/** Tool calls a progress snapshot lists. */
+export const MAX_PROGRESS_TOOLS = 6;
+
+export interface ProgressMessage {
+  type: "progress";
+  snapshot: ProgressSnapshot;
+}
+
+/** Whether a message from the channel is a progress snapshot. */
+export function isProgressMessage(message: unknown): message is ProgressMessage {
+  if (typeof message !== "object" || message === null) return false;
+  const record = message as { type?: unknown; snapshot?: unknown };
+  return record.type === "progress" && typeof record.snapshot === "object" && record.snapshot !== null;
 }
 
 /** An error thrown before the run started (a bad spec, a missing key), as the annotations need it. */

@@ -10,7 +10,7 @@ export type ActionRunResult = Pick<
   RunResult,
   "conclusion" | "exitCode" | "reason" | "outputs" | "changedFiles" | "costUsd" | "turns" | "summaryMarkdown"
 > &
-  Partial<Pick<RunResult, "patchHadSecret">>;
+  Partial<Pick<RunResult, "patchHadSecret" | "review">>;
 
 export type ActionRunOptions = Pick<
   RunTaskOptions,
@@ -28,6 +28,7 @@ export type ActionRunOptions = Pick<
   | "runUrl"
   | "onEvent"
   | "trusted"
+  | "pullRequest"
 >;
 
 export interface ActionRunner {

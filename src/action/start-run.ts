@@ -7,7 +7,14 @@
  * when the action itself was interrupted.
  */
 import { spawn } from "node:child_process";
-import { isRunReply, RUN_CHILD_FLAG, type RunReply, type RunRequest } from "./run-protocol.ts";
+import {
+  isProgressMessage,
+  isRunReply,
+  type ProgressSnapshot,
+  RUN_CHILD_FLAG,
+  type RunReply,
+  type RunRequest,
+} from "./run-protocol.ts";
 
 export interface StartRunOptions {
   request: RunRequest;
@@ -21,6 +28,8 @@ export interface StartRunOptions {
   redact: (text: string) => string;
   /** The script the action runs from. Default: `process.argv[1]` (dist/index.js). */
   entry?: string;
+  /** Each progress snapshot the run sends (with `request.progress`), as sent: the caller redacts it. */
+  onProgress?: (snapshot: ProgressSnapshot) => void;
 }
 
 /** What the end of an unexpected process's stderr may show in the failure, in characters. */
@@ -43,6 +52,7 @@ export async function startRun(options: StartRunOptions): Promise<RunReply> {
   let reply: RunReply | undefined;
   child.on("message", (message: unknown) => {
     if (isRunReply(message)) reply = message;
+    else if (isProgressMessage(message)) options.onProgress?.(message.snapshot);
   });
   const stdout = lineRelay(options.write, options.redact);
   let stderrTail = "";

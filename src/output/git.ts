@@ -13,6 +13,8 @@ export interface GitOptions {
   /** Variables added on top of the isolated environment (e.g. GIT_DIR, GIT_INDEX_FILE). */
   env?: Record<string, string>;
   input?: string;
+  /** Kill git after this many milliseconds (a fetch over a stalled network). Default: none. */
+  timeoutMs?: number;
 }
 
 export interface GitResult {
@@ -82,20 +84,25 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
     const err: Buffer[] = [];
     let bytes = 0;
     let tooLarge = false;
+    let timedOut = false;
+    let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const finish = (exitCode: number | undefined, signal: string | null, error?: Error) => {
       if (settled) return;
       settled = true;
-      const failed = tooLarge || error !== undefined || exitCode !== 0;
+      clearTimeout(timer);
+      const failed = tooLarge || timedOut || error !== undefined || exitCode !== 0;
       const shortMessage = !failed
         ? ""
-        : tooLarge
-          ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
-          : error
-            ? `Command failed with ${(error as NodeJS.ErrnoException).code ?? error.message}: ${command}`
-            : signal
-              ? `Command was killed with ${signal}: ${command}`
-              : `Command failed with exit code ${exitCode}: ${command}`;
+        : timedOut
+          ? `Command timed out after ${options.timeoutMs} milliseconds: ${command}`
+          : tooLarge
+            ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
+            : error
+              ? `Command failed with ${(error as NodeJS.ErrnoException).code ?? error.message}: ${command}`
+              : signal
+                ? `Command was killed with ${signal}: ${command}`
+                : `Command failed with exit code ${exitCode}: ${command}`;
       resolve({
         exitCode,
         stdout: Buffer.concat(out).toString("utf8"),
@@ -129,6 +136,12 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
     child.stderr?.on("data", keep(err));
     child.on("error", (error) => finish(undefined, null, error));
     child.on("close", (code, signal) => finish(code ?? undefined, signal));
+    if (options.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        child.kill("SIGKILL");
+      }, options.timeoutMs);
+    }
     if (options.input !== undefined && child.stdin) {
       // git may exit before reading all of it (EPIPE): its exit code says what happened.
       child.stdin.on("error", () => {});

@@ -1,11 +1,23 @@
 /**
  * A loopback fake of the few GitHub REST endpoints the action uses: issue comments (list with
- * Link-header pagination, create, update), a collaborator's permission and the token's own user
- * (`GET /user`: refused as for GITHUB_TOKEN unless `tokenLogin` is set), with fault injection
- * (any status, `retry-after`, for a number of matching requests). Starts on 127.0.0.1, port 0.
+ * Link-header pagination, create, update; each comment keeps the history of its bodies), a
+ * collaborator's permission, the token's own user (`GET /user`: refused as for GITHUB_TOKEN unless
+ * `tokenLogin` is set; GraphQL `viewer` answers for either kind of token), commits, pull requests
+ * and their reviews (pulls.ts), with fault injection (any status, `retry-after`, for a number of
+ * matching requests). Starts on 127.0.0.1, port 0.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import {
+  type FakePull,
+  type FakeReview,
+  type FakeReviewComment,
+  FIXTURE_PULL,
+  pullResponse,
+  refuseReview,
+} from "./pulls.ts";
+
+export { type FakePull, type FakeReview, type FakeReviewComment, FIXTURE_PULL } from "./pulls.ts";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read" | "none";
 
@@ -15,6 +27,8 @@ export interface FakeComment {
   body: string;
   user: { login: string; type: "User" | "Bot" };
   html_url: string;
+  /** Every body the comment had, in order (created, then each edit), with the time it was set (Date.now()). */
+  history: Array<{ body: string; at: number }>;
 }
 
 export interface FakeFault {
@@ -47,8 +61,16 @@ export interface FakeGitHubOptions {
   roles?: Record<string, Role>;
   /** Comments already there; `login` defaults to "someone" (a login ending in `[bot]` is a Bot). */
   comments?: Array<{ issueNumber: number; body: string; login?: string }>;
-  /** The login the token belongs to (a personal token); unset: an installation token writing as github-actions[bot]. */
+  /** The login the token belongs to (a personal token); unset: an installation token writing as `appLogin`. */
   tokenLogin?: string;
+  /** Who an installation token writes as (GraphQL `viewer`). Default: github-actions[bot]. */
+  appLogin?: string;
+  /** Whether GraphQL answers `viewer` (as GitHub does for both kinds of token). Default: true. */
+  graphqlViewer?: boolean;
+  /** Pull requests by number, for `GET /pulls/:n` and reviews. Default: `[FIXTURE_PULL]` (#42 of the fixtures). */
+  pulls?: FakePull[];
+  /** Commit messages by sha, for `GET /commits/:sha`. */
+  commits?: Record<string, string>;
   faults?: FakeFault[];
 }
 
@@ -56,6 +78,7 @@ export interface FakeGitHub {
   /** Base URL of the API, e.g. http://127.0.0.1:PORT, for GITHUB_API_URL. */
   url: string;
   comments: FakeComment[];
+  reviews: FakeReview[];
   requests: RecordedRequest[];
   faults: FakeFault[];
   close(): Promise<void>;
@@ -76,17 +99,24 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   const owner = options.owner ?? "octo-org";
   const repo = options.repo ?? "octo-repo";
   const comments: FakeComment[] = [];
+  const reviews: FakeReview[] = [];
   const requests: RecordedRequest[] = [];
   const faults = [...(options.faults ?? [])];
+  const writer = options.tokenLogin ?? options.appLogin ?? "github-actions[bot]";
   let nextId = 1000;
+  const userOf = (login: string) => ({
+    login,
+    type: login.endsWith("[bot]") ? ("Bot" as const) : ("User" as const),
+  });
   const addComment = (issueNumber: number, body: string, login: string): FakeComment => {
     const id = nextId++;
     const comment = {
       id,
       issueNumber,
       body,
-      user: { login, type: login.endsWith("[bot]") ? ("Bot" as const) : ("User" as const) },
+      user: userOf(login),
       html_url: `https://github.com/${owner}/${repo}/pull/${issueNumber}#issuecomment-${id}`,
+      history: [{ body, at: Date.now() }],
     };
     comments.push(comment);
     return comment;
@@ -148,7 +178,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (body === undefined) return send(422, { message: "body is missing" });
       if (body.length > MAX_BODY)
         return send(422, { message: "Body is too long (maximum is 65536 characters)" });
-      return send(201, addComment(Number(m[1]), body, options.tokenLogin ?? "github-actions[bot]"));
+      return send(201, addComment(Number(m[1]), body, writer));
     }
     m = new RegExp(`^${base}/issues/comments/(\\d+)$`).exec(url.pathname);
     if (m && record.method === "PATCH") {
@@ -159,12 +189,54 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
       if (body.length > MAX_BODY)
         return send(422, { message: "Body is too long (maximum is 65536 characters)" });
       comment.body = body;
+      comment.history.push({ body, at: Date.now() });
       return send(200, comment);
     }
     if (url.pathname === "/user" && record.method === "GET") {
       if (options.tokenLogin === undefined)
         return send(403, { message: "Resource not accessible by integration" });
       return send(200, { login: options.tokenLogin, type: "User" });
+    }
+    if (url.pathname === "/graphql" && record.method === "POST") {
+      const query = String((record.body as { query?: unknown } | undefined)?.query ?? "");
+      if (options.graphqlViewer === false || !/\bviewer\b/.test(query)) {
+        return send(200, { data: null, errors: [{ message: "Resource not accessible by integration" }] });
+      }
+      return send(200, { data: { viewer: { login: writer } } });
+    }
+    m = new RegExp(`^${base}/commits/([0-9a-f]+)$`).exec(url.pathname);
+    if (m && record.method === "GET") {
+      const message = options.commits?.[m[1] ?? ""];
+      if (message === undefined) return send(422, { message: `No commit found for SHA: ${m[1]}` });
+      return send(200, { sha: m[1], commit: { message } });
+    }
+    m = new RegExp(`^${base}/pulls/(\\d+)(/reviews)?$`).exec(url.pathname);
+    if (m) {
+      const pull = (options.pulls ?? [FIXTURE_PULL]).find((p) => p.number === Number(m?.[1]));
+      if (!pull) return send(404, { message: "Not Found" });
+      if (!m[2] && record.method === "GET") return send(200, pullResponse(pull, owner, repo));
+      if (m[2] && record.method === "POST") {
+        const input = (record.body ?? {}) as Record<string, unknown>;
+        const reviewComments = Array.isArray(input.comments) ? (input.comments as FakeReviewComment[]) : [];
+        const refused = refuseReview(pull, reviewComments);
+        if (refused) return send(422, { message: refused });
+        const body = typeof input.body === "string" ? input.body : "";
+        if (body.length > MAX_BODY || reviewComments.some((c) => c.body.length > MAX_BODY))
+          return send(422, { message: "Body is too long (maximum is 65536 characters)" });
+        const id = nextId++;
+        const review: FakeReview = {
+          id,
+          pullNumber: pull.number,
+          body,
+          event: typeof input.event === "string" ? input.event : "PENDING",
+          ...(typeof input.commit_id === "string" && { commitId: input.commit_id }),
+          comments: reviewComments,
+          user: userOf(writer),
+          html_url: `https://github.com/${owner}/${repo}/pull/${pull.number}#pullrequestreview-${id}`,
+        };
+        reviews.push(review);
+        return send(200, { id, body, state: "COMMENTED", html_url: review.html_url, user: review.user });
+      }
     }
     m = new RegExp(`^${base}/collaborators/([^/]+)/permission$`).exec(url.pathname);
     if (m && record.method === "GET") {
@@ -179,6 +251,7 @@ export async function startFakeGitHub(options: FakeGitHubOptions = {}): Promise<
   return {
     url: `http://127.0.0.1:${port}`,
     comments,
+    reviews,
     requests,
     faults,
     close: () =>
