@@ -130,6 +130,32 @@ describe("the loop guard", { timeout: 60_000 }, () => {
     expect(ran.outputs.conclusion).toBe("success");
     expect(llm.requests).toHaveLength(1);
   });
+  test("a push whose head commit carries the Agent-Run trailer is skipped; another push runs", async () => {
+    const { llm, github } = await start();
+    const push = (message: string): Payload => ({
+      ref: "refs/heads/main",
+      head_commit: { id: "c".repeat(40), message },
+      sender: { login: "octocat", type: "User" },
+    });
+    const skipped = await runPrStep({
+      llm,
+      github,
+      task: TASK,
+      event: "push",
+      payload: push("fix: lint errors (agent-run)\n\nAgent-Run: lint-autofix"),
+    });
+    expectSkipped(skipped, llm, /pushed commit cccccccccccc carries the 'Agent-Run:' trailer/);
+
+    const ran = await runPrStep({
+      llm,
+      github,
+      task: TASK,
+      event: "push",
+      payload: push("a human's change"),
+    });
+    expect(ran.outputs.conclusion).toBe("success");
+    expect(llm.requests).toHaveLength(1);
+  });
 });
 
 describe("the per-head-commit dedupe", { timeout: 90_000 }, () => {

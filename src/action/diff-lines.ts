@@ -51,7 +51,8 @@ export function createDiffLineReader(): DiffLineReader {
         return;
       }
       if (text.startsWith("+++ ")) {
-        const target = text.slice(4);
+        // git ends the line with a tab when the path holds a space (as GNU diff does).
+        const target = text.slice(4).replace(/\t$/, "");
         file = target === "/dev/null" ? undefined : stripPrefix(unquote(target));
         return;
       }

@@ -69,7 +69,7 @@ function newSideLines(diff: string): Map<string, Set<number>> {
   let line = 0;
   for (const text of diff.split("\n")) {
     if (text.startsWith("+++ ")) {
-      const name = text.slice(4);
+      const name = text.slice(4).replace(/\t$/, "");
       current = name === "/dev/null" ? undefined : new Set();
       if (current) files.set(name.replace(/^b\//, ""), current);
       continue;

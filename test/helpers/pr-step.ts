@@ -27,7 +27,9 @@ export interface PrStepOptions {
   llm: MockLlm;
   github: FakeGitHub;
   task: string;
-  event?: "pull_request" | "issue_comment";
+  event?: "pull_request" | "issue_comment" | "push";
+  /** The event's payload; default: the fixture of `event` (pull_request.json, issue_comment.json). */
+  payload?: Payload;
   editPayload?: (payload: Payload) => void;
   inputs?: Record<string, string>;
   env?: Record<string, string>;
@@ -41,7 +43,8 @@ export async function runPrStep(options: PrStepOptions): Promise<ActionRun & { w
   const workspace = options.workspace ?? (await mkdtemp(path.join(os.tmpdir(), "agent-run-pr-step-")));
   await writeFile(path.join(workspace, "task.yml"), options.task);
   const event = options.event ?? "pull_request";
-  const payload = JSON.parse(await readFile(path.join(fixtures, `${event}.json`), "utf8")) as Payload;
+  const payload =
+    options.payload ?? (JSON.parse(await readFile(path.join(fixtures, `${event}.json`), "utf8")) as Payload);
   options.editPayload?.(payload);
   const run = await runActionBundle({
     main: BUILT_ACTION,
