@@ -13,16 +13,8 @@
  * with ENXIO). A root user is not stopped by the mode; for it, the descriptor's O_APPEND at least
  * keeps later output free of a hole of NUL bytes, but what came before the reopen is lost.
  */
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  read as readCallback,
-  unlinkSync,
-} from "node:fs";
+import { constants, fchmodSync, fstatSync, mkdirSync, openSync, read as readCallback } from "node:fs";
+import { closeQuietly, unlinkQuietly } from "../system/quiet-fs.ts";
 import { type BashOutputView, headTailView, spillPathIn } from "./bash-output.ts";
 
 /** Bytes read per step of the line count: 64 KiB. */
@@ -160,16 +152,4 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       if (!keep) unlinkQuietly(path);
     },
   };
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {}
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {}
 }

@@ -18,7 +18,8 @@
  * `dispose`, and anything written after the command ended is cut off again: each such file is
  * looked at every `OUTPUT_LINGER_INTERVAL_MS`, and one seen growing as often as a live one.
  */
-import { closeSync, fstatSync, ftruncateSync, unlinkSync } from "node:fs";
+import { fstatSync, ftruncateSync } from "node:fs";
+import { closeQuietly, unlinkQuietly } from "../system/quiet-fs.ts";
 
 /** Milliseconds between two size checks of a running command's output file: 50. */
 export const OUTPUT_GUARD_INTERVAL_MS = 50;
@@ -267,18 +268,5 @@ function cut(fd: number | undefined, size: number): void {
   if (fd === undefined) return;
   try {
     ftruncateSync(fd, size);
-  } catch {}
-}
-
-function closeQuietly(fd: number | undefined): void {
-  if (fd === undefined) return;
-  try {
-    closeSync(fd);
-  } catch {}
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
   } catch {}
 }
