@@ -1,34 +1,5 @@
-export {
-  isSecretName,
-  type ScrubbedEnv,
-  type ScrubEnvOptions,
-  SECRET_NAME_PATTERNS,
-  scrubEnv,
-} from "../system/env.ts";
-export { createHeadTailBuffer, type HeadTailBuffer } from "../system/head-tail-buffer.ts";
-export {
-  DEFAULT_KILL_GRACE_MS,
-  DEFAULT_PROCESS_MAX_BUFFER,
-  type ProcessResult,
-  type RunProcessOptions,
-  runProcess,
-  signalGroup,
-} from "../system/process.ts";
-export {
-  countLines,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_LINE_CHARS,
-  DEFAULT_MAX_LINES,
-  formatSize,
-  type HeadTailSource,
-  type TruncationOptions,
-  type TruncationResult,
-  truncateHead,
-  truncateHeadTail,
-  truncateHeadTailParts,
-  truncateLine,
-  truncateTail,
-} from "../system/truncate.ts";
+// The system helpers the tools are built on, offered with them as they always were.
+export * from "../system/index.ts";
 export {
   type BashExecution,
   type BashPrepare,
