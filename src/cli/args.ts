@@ -1,29 +1,33 @@
 import { parseArgs } from "node:util";
 import { AgentRunError } from "../core/errors.ts";
 import { EXAMPLE_MODEL, EXAMPLE_OPENAI_MODEL } from "../providers/model-ref.ts";
-import { parseDuration } from "../spec/duration.ts";
+import { parseDuration, suggestDuration } from "../spec/duration.ts";
 import { closest } from "../spec/suggest.ts";
+
+/** What the flags change of a task: the same for a run and for `validate`. */
+export interface TaskOverrides {
+  model?: string;
+  prompt?: string;
+  cwd?: string;
+  out?: string;
+  replay?: string;
+  maxTurns?: number;
+  maxCostUsd?: number;
+  timeoutMs?: number;
+}
 
 export type CliCommand =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "schema" }
-  | { kind: "validate"; taskFile: string; vars: Record<string, string> }
-  | {
+  | ({ kind: "validate"; taskFile: string; vars: Record<string, string> } & TaskOverrides)
+  | ({
       kind: "run";
       taskFile: string;
       vars: Record<string, string>;
-      model?: string;
-      prompt?: string;
-      cwd?: string;
-      out?: string;
-      replay?: string;
       record?: string;
       json: boolean;
-      maxTurns?: number;
-      maxCostUsd?: number;
-      timeoutMs?: number;
-    };
+    } & TaskOverrides);
 
 /** A command-line mistake: printed with the usage hint, exit code 2. */
 export class UsageError extends AgentRunError {
@@ -37,7 +41,9 @@ export const HELP = `agent-run: run an LLM coding agent headless, from a YAML ta
 
 Usage:
   agent-run <task.yml> [options]     run the task
-  agent-run validate <task.yml>      check the spec and show the effective configuration (no model call)
+  agent-run validate <task.yml> [options]
+                                     check the spec (with the options but --record and --json) and
+                                     show the effective configuration; calls no model
   agent-run schema                   print the task spec's JSON Schema
   agent-run --help | --version
 
@@ -75,25 +81,13 @@ export function parseCli(argv: string[]): CliCommand {
     if (second !== undefined) throw new UsageError("'schema' takes no arguments");
     return { kind: "schema" };
   }
-  if (first === "validate") {
-    if (!second) throw new UsageError("'validate' needs a task file: agent-run validate <task.yml>");
-    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
-    return { kind: "validate", taskFile: second, vars };
-  }
-  if (!first) throw new UsageError("missing the task file: agent-run <task.yml>");
-  if (second !== undefined) throw new UsageError(`unexpected argument '${second}'`);
   const text = (name: string) => string(values[name]);
-  return {
-    kind: "run",
-    taskFile: first,
-    vars,
-    json: values.json === true,
+  const overrides: TaskOverrides = {
     ...optional("model", text("model")),
     ...optional("prompt", text("prompt")),
     ...optional("cwd", nonEmpty("--cwd", text("cwd"))),
     ...optional("out", nonEmpty("--out", text("out"))),
     ...optional("replay", nonEmpty("--replay", text("replay"))),
-    ...optional("record", nonEmpty("--record", text("record"))),
     ...optional(
       "maxTurns",
       mapDefined(text("max-turns"), (t) => positiveInt("--max-turns", t)),
@@ -103,6 +97,26 @@ export function parseCli(argv: string[]): CliCommand {
       mapDefined(text("max-cost"), (t) => positiveNumber("--max-cost", t)),
     ),
     ...optional("timeoutMs", mapDefined(text("timeout"), duration)),
+  };
+  if (first === "validate") {
+    if (!second) throw new UsageError("'validate' needs a task file: agent-run validate <task.yml>");
+    if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
+    // Flags that change the task are checked as a run would use them; these two act on a run only.
+    for (const flag of ["record", "json"] as const) {
+      if (values[flag] !== undefined)
+        throw new UsageError(`'validate' runs nothing, so --${flag} does not apply to it`);
+    }
+    return { kind: "validate", taskFile: second, vars, ...overrides };
+  }
+  if (!first) throw new UsageError("missing the task file: agent-run <task.yml>");
+  if (second !== undefined) throw new UsageError(`unexpected argument '${second}'`);
+  return {
+    kind: "run",
+    taskFile: first,
+    vars,
+    json: values.json === true,
+    ...overrides,
+    ...optional("record", nonEmpty("--record", text("record"))),
   };
 }
 
@@ -250,7 +264,11 @@ function positiveNumber(flag: string, text: string): number {
 
 function duration(text: string): number {
   const ms = parseDuration(/^\d+(\.\d+)?$/.test(text) ? Number(text) : text);
-  if (ms === undefined || !Number.isFinite(ms))
-    throw new UsageError(`--timeout expects a duration like 90s or 20m, got '${text}'`);
+  if (ms === undefined || !Number.isFinite(ms)) {
+    const near = suggestDuration(text);
+    throw new UsageError(
+      `--timeout expects a duration like 90s or 20m, got '${text}'${near ? ` — did you mean '${near}'?` : ""}`,
+    );
+  }
   return ms;
 }

@@ -31,7 +31,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case "validate": {
       const { validateCommand } = await import("./validate.ts");
-      return validateCommand(command.taskFile, command.vars);
+      return validateCommand(command);
     }
     case "run": {
       const { runCommand } = await import("./run.ts");

@@ -63,6 +63,40 @@ export interface ReplaySession {
   turns: ReplayTurn[];
   /** Where it came from, for error messages. */
   source?: string;
+  /**
+   * Where a value is in the file (`["turns", 0, "tool_calls", 1, "arguments", "path"]`), the
+   * nearest node that exists; set by `parseReplay`, so later checks can point into the file.
+   */
+  positionOf?: (path: readonly PropertyKey[]) => { line: number; column: number };
+}
+
+/** One problem in a replay file, positioned. */
+export interface ReplayProblem {
+  line: number;
+  column: number;
+  /** `turns.0.tool_calls.1.arguments`, or "(root)". */
+  path: string;
+  message: string;
+}
+
+/** Problems listed in one error before "and N more". */
+export const MAX_REPLAY_PROBLEMS = 50;
+
+/**
+ * Every problem at once: one `ProviderConfigError` (`bad_replay_file`) whose message has a line
+ * `file:line:col: path: problem` per problem, the first also as its location.
+ */
+export function replayProblemsError(file: string, problems: ReplayProblem[]): ProviderConfigError {
+  const sorted = [...problems].sort((a, b) => a.line - b.line || a.column - b.column);
+  const line = (p: ReplayProblem) => `${file}:${p.line}:${p.column}: ${p.path}: ${p.message}`;
+  const first = sorted[0]!;
+  const rest = sorted.slice(1, MAX_REPLAY_PROBLEMS).map(line);
+  if (sorted.length > MAX_REPLAY_PROBLEMS)
+    rest.push(`${file}: ${sorted.length - MAX_REPLAY_PROBLEMS} more problems not shown`);
+  return new ProviderConfigError("bad_replay_file", `${first.path}: ${first.message}`, {
+    location: { file, line: first.line, column: first.column },
+    detail: [...rest, "see docs/replay.md for the format"].join("\n"),
+  });
 }
 
 /**
@@ -79,23 +113,32 @@ export function parseReplay(text: string, file = "<replay>"): ReplaySession {
       location: { file, line: pos.line, column: pos.col },
     });
   }
-  const parsed = sessionSchema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    let node = nodeAt(doc.contents, issue.path);
-    const extra = issue.code === "unrecognized_keys" ? issue.keys[0] : undefined;
-    if (extra !== undefined && isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === extra);
+  const positionOf = (path: readonly PropertyKey[], key?: string) => {
+    let node = nodeAt(doc.contents, path);
+    if (key !== undefined && isMap(node)) {
+      const pair = node.items.find((item) => isScalar(item.key) && item.key.value === key);
       if (pair && isScalar(pair.key)) node = pair.key;
     }
     const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
-    const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
-    throw new ProviderConfigError("bad_replay_file", `${path}: ${issue.message}`, {
-      location: { file, line: pos.line, column: pos.col },
-      detail: "see docs/replay.md for the format",
+    return { line: pos.line, column: pos.col };
+  };
+  const parsed = sessionSchema.safeParse(value);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((issue): ReplayProblem[] => {
+      const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";
+      // One problem per unknown key, at the key itself.
+      if (issue.code === "unrecognized_keys") {
+        return issue.keys.map((key) => ({
+          ...positionOf(issue.path, key),
+          path,
+          message: `Unrecognized key: "${key}"`,
+        }));
+      }
+      return [{ ...positionOf(issue.path), path, message: issue.message }];
     });
+    throw replayProblemsError(file, problems);
   }
-  return { ...parsed.data, source: file };
+  return { ...parsed.data, source: file, positionOf: (path) => positionOf(path) };
 }
 
 /** Replay files larger than this are refused unread (a long recorded session is a few MB). */
@@ -118,7 +161,7 @@ export async function loadReplayFile(path: string): Promise<ReplaySession> {
   return parseReplay(read.text, path);
 }
 
-function nodeAt(root: unknown, path: PropertyKey[]): Node | undefined {
+function nodeAt(root: unknown, path: readonly PropertyKey[]): Node | undefined {
   let node = root as Node | undefined;
   let deepest = node;
   for (const key of path) {

@@ -11,6 +11,7 @@ import {
   snapshotWorkspace,
 } from "../output/index.ts";
 import {
+  checkReplayToolCalls,
   createProviderRouter,
   createRecorder,
   loadModelCatalog,
@@ -25,6 +26,7 @@ import { createGiveUpTool } from "./give-up-tool.ts";
 import { placePullRequestDiff, pullRequestVars } from "./pull-request.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
+import { offeredToolSchemas } from "./replay-tools.ts";
 import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";
 import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
@@ -46,12 +48,13 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
 
   // Configuration problems (a missing API key, a bad replay file) are usage errors: found here,
   // before anything is written, they throw ProviderConfigError and the CLI exits 2.
+  // A replayed call the tools would refuse is the file's mistake: all of them now, with positions.
+  const replay = options.replay ? await loadReplayFile(options.replay) : undefined;
+  if (replay) checkReplayToolCalls(replay, offeredToolSchemas(spec));
   let stream: StreamFunction = createProviderRouter({
     env,
     // The spec's model's SDK loads while the rest is set up (preload).
-    ...(options.replay
-      ? { replay: await loadReplayFile(options.replay) }
-      : { models: taskModels(task), preload: true }),
+    ...(replay ? { replay } : { models: taskModels(task), preload: true }),
   });
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);

@@ -182,3 +182,6 @@ function commentPath(options: ReviewCollectorOptions, input: string): string {
 function inRanges(ranges: Array<[number, number]> | undefined, line: number): boolean {
   return (ranges ?? []).some(([first, last]) => line >= first && line <= last);
 }
+
+/** The tool's parameters, for checking replayed calls before a run (replay-tools.ts). */
+export { parameters as reviewCommentParameters };

@@ -9,9 +9,13 @@ import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
 /**
  * The effective configuration of a task, as `agent-run validate` prints it: model, its price and
  * context window (from the catalog once `loadModelCatalog()` has resolved), workspace and output dir, each tool with its policy, limits, and the hooks in the order they run.
- * Plain text, no color, one fact per line. `workspace` overrides the spec's workdir (`--cwd`).
+ * Plain text, no color, one fact per line. `workspace` overrides the spec's workdir (`--cwd`),
+ * `outDir` its outputs dir (`--out`).
  */
-export function describeTask(task: LoadedTask, options: { workspace?: string } = {}): string {
+export function describeTask(
+  task: LoadedTask,
+  options: { workspace?: string; outDir?: string } = {},
+): string {
   const { spec } = task;
   const workspace = options.workspace ?? path.resolve(task.dir, spec.workdir);
   const lines: string[] = [];
@@ -23,7 +27,7 @@ export function describeTask(task: LoadedTask, options: { workspace?: string } =
   row("context", contextText(info.contextWindow, info.maxOutputTokens));
   row("thinking", spec.thinking ?? "off");
   row("workspace", `${workspace}${spec.workdir === "." ? "" : `  (workdir ${spec.workdir})`}`);
-  row("outputs", path.resolve(workspace, spec.outputs.dir));
+  row("outputs", options.outDir ?? path.resolve(workspace, spec.outputs.dir));
   row("execution", `${spec.execution} · sandbox ${spec.sandbox}`);
   row("limits", limitsText(task));
   row("caps", capsText(task));

@@ -35,16 +35,26 @@ const UNIT_ALIASES: Record<string, string> = {
   milliseconds: "ms",
 };
 
-/** A corrected spelling for a near-miss duration (`120 sec` → `120s`), if there is one. */
+/**
+ * A corrected spelling for a near-miss duration, if there is one: `120 sec` → `120s`, `5min` →
+ * `5m`, `1 hour 30 mins` → `1h30m`, `1h 30m` → `1h30m`.
+ */
 export function suggestDuration(value: string): string | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\s*$/.exec(value);
-  if (match) {
+  const trimmed = value.trim();
+  if (trimmed.length > 100) return undefined;
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return `${trimmed}s`;
+  let rest = trimmed;
+  let out = "";
+  while (rest !== "") {
+    const match = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]+)(?:\s*,\s*|\s+and\s+|\s+)?/.exec(rest);
+    if (!match) return undefined;
     const unit = match[2]!.toLowerCase();
     const canonical = UNIT_MS[unit] !== undefined ? unit : UNIT_ALIASES[unit];
-    if (canonical) return `${match[1]}${canonical}`;
+    if (!canonical) return undefined;
+    out += `${match[1]}${canonical}`;
+    rest = rest.slice(match[0].length);
   }
-  if (/^\s*\d+(?:\.\d+)?\s*$/.test(value)) return `${value.trim()}s`;
-  return undefined;
+  return out !== "" && out !== value && parseDuration(out) !== undefined ? out : undefined;
 }
 
 /** Renders milliseconds the way a spec would write them: `2m`, `90s`, `1500ms`. */

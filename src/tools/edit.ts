@@ -62,7 +62,7 @@ async function readAll(handle: FileHandle): Promise<Buffer> {
 }
 
 /** Accepts the single-edit form `{ path, oldText, newText }` that models often send. */
-function prepareEditArguments(args: unknown): unknown {
+export function prepareEditArguments(args: unknown): unknown {
   if (typeof args !== "object" || args === null || Array.isArray(args)) return args;
   const record = args as Record<string, unknown>;
   if (record.edits !== undefined || typeof record.oldText !== "string") return args;
