@@ -1,4 +1,4 @@
-import { lstat, stat } from "node:fs/promises";
+import { lstat, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { OUTPUT_FILES } from "../output/index.ts";
 import { refusedWorkspace, WORKSPACE_ADVICE } from "../spec/workspace-rule.ts";
@@ -84,5 +84,22 @@ export async function checkRunPaths(paths: RunPaths): Promise<{ undo: () => Prom
       throw new RunSetupError("record_path_invalid", `the --record file ${target} ${result.message}`);
     }
   }
+  // A folder of ours inside the workspace would otherwise show up in `git status` and be one
+  // `git add -A` away from a commit: it ignores itself. Only a folder this run made: one the
+  // user made (or committed on purpose) is left as it is.
+  if (insideWorkspace && writable.created.includes(outDir)) {
+    const ignore = path.join(outDir, ".gitignore");
+    await writeFile(ignore, OUTPUTS_GITIGNORE, { flag: "wx" }).catch(() => {});
+    return {
+      undo: async () => {
+        await rm(ignore, { force: true });
+        await undo();
+      },
+    };
+  }
   return { undo };
 }
+
+/** What a new outputs folder inside the workspace holds besides the outputs: it ignores itself. */
+export const OUTPUTS_GITIGNORE =
+  "# Written by agent-run: this folder holds a run's outputs, not sources.\n*\n";
