@@ -1,11 +1,18 @@
 /**
- * Writes schema/task.schema.json from the zod schema of the task spec. Run it after changing
- * src/spec/schema.ts: `node scripts/gen-schema.ts`. A test fails while the file is stale.
+ * Writes schema/task.schema.json from the zod schema of the task spec, and
+ * schema/events.schema.json from the TypeScript union of the events. Run it after changing
+ * src/spec/schema.ts or an event type: `npm run schema`. A test fails while either file is stale.
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { renderTaskJsonSchema } from "../src/spec/json-schema.ts";
+import { renderEventsJsonSchema } from "./event-schema.ts";
 
-const target = fileURLToPath(new URL("../schema/task.schema.json", import.meta.url));
-await writeFile(target, renderTaskJsonSchema());
-console.log(`wrote ${target}`);
+for (const [name, render] of [
+  ["task.schema.json", renderTaskJsonSchema],
+  ["events.schema.json", renderEventsJsonSchema],
+] as const) {
+  const target = fileURLToPath(new URL(`../schema/${name}`, import.meta.url));
+  await writeFile(target, render());
+  console.log(`wrote ${target}`);
+}
