@@ -25,7 +25,8 @@ export function createRecorder(inner: StreamFunction, file: string): Recorder {
   let writing: Promise<void> = Promise.resolve();
   const save = () => {
     const text = `# recorded by agent-run; replay with --replay ${file}\n${stringify(
-      { ...(session.model && { model: session.model }), turns: session.turns },
+      // `recorded`: what the model sent is replayed as it was, mistakes included (replay-check.ts).
+      { ...(session.model && { model: session.model }), recorded: true, turns: session.turns },
       { lineWidth: 0 },
     )}`;
     // A failed write must not stop the later ones: each starts whatever became of the one before.

@@ -14,10 +14,12 @@ export interface ReplayToolSchema {
 /**
  * Checks every tool call of a session against the tools the run offers, before the run starts:
  * the name must be one of them and `arguments` must satisfy its schema. Every problem is reported
- * at once, positioned in the file. A call given as `arguments_raw` is left alone: it replays
- * what a model sent, malformed on purpose. Throws `ProviderConfigError` (`bad_replay_file`).
+ * at once, positioned in the file. A call given as `arguments_raw` is left alone (it replays what
+ * a model sent, malformed on purpose), and so is a session the recorder wrote (`recorded: true`). Throws `ProviderConfigError` (`bad_replay_file`).
  */
 export function checkReplayToolCalls(session: ReplaySession, tools: readonly ReplayToolSchema[]): void {
+  // A recording replays a model's mistakes (a made-up tool, bad arguments) as the model made them.
+  if (session.recorded) return;
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const names = tools.map((tool) => tool.name);
   const at = (path: PropertyKey[]) => session.positionOf?.(path) ?? { line: 0, column: 0 };

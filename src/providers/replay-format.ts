@@ -51,6 +51,8 @@ const turnSchema = z.strictObject({
 const sessionSchema = z.strictObject({
   /** "provider:id" the session was recorded with; prices usage. Informative otherwise. */
   model: z.string().optional(),
+  /** Written by the recorder: the calls are what a model sent, replayed unchecked. */
+  recorded: z.boolean().optional(),
   turns: z.array(turnSchema),
 });
 
@@ -60,6 +62,8 @@ export type ReplayToolCall = z.infer<typeof toolCallSchema>;
 /** A scripted or recorded session: one entry per assistant turn, played in order. */
 export interface ReplaySession {
   model?: string;
+  /** The recorder wrote it: its calls are replayed as recorded, not checked against the tools. */
+  recorded?: boolean;
   turns: ReplayTurn[];
   /** Where it came from, for error messages. */
   source?: string;

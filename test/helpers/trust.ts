@@ -31,7 +31,8 @@ export async function trustWorkspace(
 /** One scripted turn of a replay file. */
 export interface ScriptTurn {
   text?: string;
-  tool_calls?: { name: string; arguments: Record<string, unknown> }[];
+  /** `arguments_raw` plays a call as sent, unchecked: a made-up tool, arguments a tool refuses. */
+  tool_calls?: ({ name: string; arguments: Record<string, unknown> } | { name: string; arguments_raw: string })[];
 }
 
 /** Runs `taskYaml` in `dir` in-process with a scripted session; collects the events. */
