@@ -83,3 +83,17 @@ test("a malformed file: every problem at once", async () => {
     `${file}:4:11: turns.1.stop: Invalid option: expected one of "stop"|"length"|"tool_use"`,
   );
 });
+
+test("a recording (recorded: true) replays a model's mistakes as they happened", async () => {
+  const dir = await tempWorkspace({
+    "task.yml": TASK,
+    "session.yml": `recorded: true\n${BAD}`,
+    "a.txt": "x\n",
+  });
+  const run = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "session.yml")], {
+    cwd: dir,
+  });
+  expect(run.code).toBe(0);
+  expect(run.stderr).toContain("  ✗ bsh ");
+  expect(run.stderr).toContain('      Tool "bsh" does not exist. Available tools: bash, edit, give_up.');
+});

@@ -59,7 +59,12 @@ test("comments go to review.json and the summary; the N+1st call is an error", {
 test("without review.inline the tool is not offered, and an old review.json is not taken for this run's", async () => {
   const dir = await tempWorkspace({ "a.ts": "x\n" });
   const run = await runScriptedCli(dir, TASK(""), [
-    { tool_calls: [comment("a.ts", 1, "hi")] },
+    // Raw: a call to a tool the task does not offer, played as a model would send it.
+    {
+      tool_calls: [
+        { name: "add_review_comment", arguments_raw: JSON.stringify(comment("a.ts", 1, "hi").arguments) },
+      ],
+    },
     { text: "Done." },
   ]);
   expect(run.code).toBe(0);

@@ -32,7 +32,10 @@ export async function trustWorkspace(
 export interface ScriptTurn {
   text?: string;
   /** `arguments_raw` plays a call as sent, unchecked: a made-up tool, arguments a tool refuses. */
-  tool_calls?: ({ name: string; arguments: Record<string, unknown> } | { name: string; arguments_raw: string })[];
+  tool_calls?: (
+    | { name: string; arguments: Record<string, unknown> }
+    | { name: string; arguments_raw: string }
+  )[];
 }
 
 /** Runs `taskYaml` in `dir` in-process with a scripted session; collects the events. */
