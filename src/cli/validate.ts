@@ -1,8 +1,8 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { EXIT, isAgentRunError } from "../core/errors.ts";
-import { checkReplayToolCalls } from "../providers/replay-check.ts";
 import { loadReplayFile } from "../providers/replay-format.ts";
+import { checkReplayToolCalls } from "../run/replay-check.ts";
 import { offeredToolSchemas } from "../run/replay-tools.ts";
 import {
   checkTask,

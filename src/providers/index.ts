@@ -37,7 +37,6 @@ export { buildResponsesBody, OPENAI_REASONING_EFFORT } from "./openai-responses.
 export { priceFor } from "./pricing.ts";
 export { createRecorder, type Recorder } from "./record.ts";
 export { createReplayProvider } from "./replay.ts";
-export { checkReplayToolCalls, type ReplayToolSchema } from "./replay-check.ts";
 export {
   loadReplayFile,
   parseReplay,

@@ -11,7 +11,6 @@ import {
   snapshotWorkspace,
 } from "../output/index.ts";
 import {
-  checkReplayToolCalls,
   createProviderRouter,
   createRecorder,
   loadModelCatalog,
@@ -26,6 +25,7 @@ import { createGiveUpTool } from "./give-up-tool.ts";
 import { placePullRequestDiff, pullRequestVars } from "./pull-request.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
+import { checkReplayToolCalls } from "./replay-check.ts";
 import { offeredToolSchemas } from "./replay-tools.ts";
 import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";

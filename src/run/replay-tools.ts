@@ -1,4 +1,3 @@
-import type { ReplayToolSchema } from "../providers/replay-check.ts";
 import type { KnownToolName } from "../spec/schema.ts";
 import type { TaskSpec } from "../spec/types.ts";
 import { bashParameters } from "../tools/bash.ts";
@@ -9,6 +8,7 @@ import { lsParameters } from "../tools/ls.ts";
 import { readParameters } from "../tools/read.ts";
 import { writeParameters } from "../tools/write.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
+import type { ReplayToolSchema } from "./replay-check.ts";
 import { REVIEW_TOOL, reviewCommentParameters } from "./review-tool.ts";
 
 const BUILT_IN: Record<KnownToolName, ReplayToolSchema> = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ToolParameters } from "../core/types.ts";
+import { type ReplayProblem, type ReplaySession, replayProblemsError } from "../providers/replay-format.ts";
 import { closest } from "../spec/suggest.ts";
-import { type ReplayProblem, type ReplaySession, replayProblemsError } from "./replay-format.ts";
 
 /** What a replayed call is checked against: a tool the run offers. */
 export interface ReplayToolSchema {
