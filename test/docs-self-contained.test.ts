@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "vitest";
 import { usageJson } from "../src/output/usage-json.ts";
@@ -21,10 +21,11 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-test("README, docs, examples and action.yml refer to nothing outside the repository", () => {
+test("README, ARCHITECTURE, CONTRIBUTING, docs, examples and action.yml refer to nothing outside the repository", () => {
   const files = [
     path.join(ROOT, "README.md"),
     path.join(ROOT, "action.yml"),
+    ...["ARCHITECTURE.md", "CONTRIBUTING.md"].map((name) => path.join(ROOT, name)).filter(existsSync),
     ...filesUnder(path.join(ROOT, "docs")),
     ...filesUnder(path.join(ROOT, "examples")),
   ];
