@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { writeNoteThenDone } from "./helpers/mock-scripts.ts";
 import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
 
 /**
@@ -13,16 +14,7 @@ import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
  */
 let mock: MockLlm;
 beforeAll(async () => {
-  mock = await startMockLlm({
-    script: (index) =>
-      index % 2 === 0
-        ? {
-            text: "Writing the note.",
-            toolCalls: [{ name: "write", arguments: { path: "note.txt", content: "from the model\n" } }],
-            usage: { input: 1200, output: 40 },
-          }
-        : { text: "Done: note.txt written.", usage: { input: 900, output: 20 } },
-  });
+  mock = await startMockLlm({ script: writeNoteThenDone });
 });
 afterAll(() => mock.close());
 
