@@ -49,6 +49,12 @@ export interface ActionDeps {
   apiOptions?: ApiCallOptions;
   /** Where the runner's log goes, in chunks that carry their own newlines. Default: stdout. */
   write?: (line: string) => void;
+  /**
+   * The script the run's own process starts from (with RUN_CHILD_FLAG), for the default `startRun`.
+   * Default: `process.argv[1]`, which is the entry when Node runs it; main.ts passes its own file,
+   * since a tool that imports the entry (`@github/local-action`) is `process.argv[1]` then.
+   */
+  entry?: string;
 }
 
 /** Runs the action to completion. Never throws; sets `process.exitCode` (the runner's exit code). */
@@ -227,7 +233,12 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
   let ended = false;
   try {
     const reply = await runInChild(
-      { startRun: deps.startRun ?? startRun, write: deps.write ?? ((chunk) => process.stdout.write(chunk)) },
+      {
+        startRun:
+          deps.startRun ??
+          ((options) => startRun(deps.entry === undefined ? options : { ...options, entry: deps.entry })),
+        write: deps.write ?? ((chunk) => process.stdout.write(chunk)),
+      },
       {
         inputs,
         ctx,
