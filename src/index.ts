@@ -26,6 +26,7 @@ export {
 } from "./providers/index.ts";
 export { createGithubRenderer, createTextRenderer } from "./render/index.ts";
 export {
+  type CompactRunEvent,
   escapeWorkflowCommandText,
   type RunEvent,
   type RunResult,
@@ -37,6 +38,7 @@ export { detectSandbox, prepareSandbox, type SandboxPolicy, type SandboxSupport 
 export {
   formatSpecProblems,
   type LoadedTask,
+  type LoadTaskOptions,
   loadTask,
   SpecError,
   type SpecProblem,
