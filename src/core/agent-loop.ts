@@ -1,8 +1,10 @@
 import { errorText } from "./errors.ts";
-import { type AgentEvent, type AgentRunOutcome, ruleOf } from "./events.ts";
+import { type AgentEvent, type AgentRunOutcome, type NoticeKind, ruleOf } from "./events.ts";
 import { executeToolCalls } from "./execute-tools.ts";
-import { formatCost, modelLabel } from "./format.ts";
+import { checkLimits, type LimitState, windDownNotice } from "./limits.ts";
+import { activateTools, runPrepareNextTurn } from "./prepare-next-turn.ts";
 import type { StreamFunction } from "./provider.ts";
+import { createRepeatGuard } from "./repeat-guard.ts";
 import { streamAssistant } from "./stream-assistant.ts";
 import type {
   AfterToolCallHook,
@@ -13,13 +15,15 @@ import type {
   AssistantMessage,
   BeforeStopHook,
   BeforeToolCallHook,
-  LimitKind,
   Model,
   PrepareNextTurnHook,
+  ProviderErrorInfo,
+  RepeatedFailureLimits,
   ThinkingLevel,
   ToolCall,
   ToolExecutionMode,
   ToolResultMessage,
+  TransformContextHook,
   Usage,
   UserMessage,
 } from "./types.ts";
@@ -43,9 +47,22 @@ export interface LoopConfig {
   prepareNextTurn?: PrepareNextTurnHook;
   prepareNextTurnWithContext?: PrepareNextTurnHook;
   beforeStop?: BeforeStopHook;
+  transformContext?: TransformContextHook;
+  /** `false`: never end a run for repeated failures. */
+  repeatedFailures: RepeatedFailureLimits | false;
   limits: AgentLimits;
   now: () => number;
 }
+
+/**
+ * Replies in a row cut off by the output-token limit (text only) that the model is asked to
+ * continue; one more ends the run as a failure rather than as a success it is not.
+ */
+export const MAX_CUT_OFF_CONTINUES = 3;
+
+/** What the model is told after a reply the output-token limit cut off. */
+export const CUT_OFF_MESSAGE =
+  "Notice: your last reply was cut off by the output-token limit before it ended. Continue from where it stopped. Keep replies shorter: write large content in several smaller tool calls.";
 
 /** What one loop run keeps between turns. */
 interface LoopRun {
@@ -55,9 +72,13 @@ interface LoopRun {
   readonly emit: (event: AgentEvent) => void;
   readonly newMessages: AgentMessage[];
   readonly usage: Usage;
+  readonly started: number;
+  readonly repeats: ReturnType<typeof createRepeatGuard> | undefined;
   turns: number;
   lastCallCost: number;
   stopAttempts: number;
+  cutOffs: number;
+  windDownGiven: boolean;
 }
 
 /** A finished turn: the assistant message, its tool results, and whether a tool ended the run. */
@@ -66,6 +87,8 @@ interface TurnResult {
   toolCalls: ToolCall[];
   toolResults: ToolResultMessage[];
   terminate: boolean;
+  /** Set when the same call failed too often in a row: the run ends as a failure. */
+  repeatedFailure?: string;
 }
 
 type LoopEnd = Omit<AgentRunOutcome, "newMessages" | "turns" | "usage">;
@@ -73,8 +96,9 @@ type LoopEnd = Omit<AgentRunOutcome, "newMessages" | "turns" | "usage">;
 /**
  * Runs turns until the model stops, a tool terminates, a limit is reached, the provider fails or
  * the signal aborts. Never throws for those: the outcome says which. Each turn is four steps:
- * `checkBeforeTurn` (abort, limits), `runTurn` (the model's message, then its tool calls),
- * `decideAfterTurn` (terminate, stop and before-stop) and `prepareNextTurn` (the hooks).
+ * `checkBeforeTurn` (abort, limits, the wind-down notice), `runTurn` (the context transform, the
+ * model's message, its tool calls), `decideAfterTurn` (terminate, repeats, cut-off replies, stop
+ * and before-stop) and `runPrepareNextTurn` (the hooks).
  */
 export async function runAgentLoop(
   state: LoopState,
@@ -90,9 +114,13 @@ export async function runAgentLoop(
     emit,
     newMessages: [],
     usage: emptyUsage(),
+    started: config.now(),
+    repeats: config.repeatedFailures === false ? undefined : createRepeatGuard(config.repeatedFailures),
     turns: 0,
     lastCallCost: 0,
     stopAttempts: 0,
+    cutOffs: 0,
+    windDownGiven: false,
   };
   const finish = (end: LoopEnd): AgentRunOutcome => ({
     ...end,
@@ -110,7 +138,7 @@ export async function runAgentLoop(
     const end = await decideAfterTurn(run, turn);
     if (end) return finish(end);
     try {
-      await prepareNextTurn(
+      await runPrepareNextTurn(
         state,
         config,
         { ...turn, newMessages: run.newMessages, turns: run.turns, usage: run.usage },
@@ -133,18 +161,75 @@ function appendAndAnnounce(run: LoopRun, message: UserMessage | ToolResultMessag
   run.emit({ type: "message_end", message });
 }
 
-/** Abort and limits, checked before each model call. */
-function checkBeforeTurn(run: LoopRun): LoopEnd | undefined {
-  if (run.signal.aborted) return { reason: "aborted" };
-  const limit = checkLimits(run.config.limits, run.turns, run.usage, run.lastCallCost);
-  if (!limit) return undefined;
-  run.emit({ type: "limit", limit: limit.kind, message: limit.message });
-  return { reason: "limit", limit: limit.kind, message: limit.message };
+/** A user message of the agent's own, announced by a `notice` event first. */
+function notify(run: LoopRun, notice: NoticeKind, text: string): void {
+  run.emit({ type: "notice", notice, message: text });
+  appendAndAnnounce(run, { role: "user", content: text, timestamp: run.config.now() });
 }
 
-/** One model call and its tool calls; a failed or aborted call ends the loop. */
+function limitState(run: LoopRun): LimitState {
+  return {
+    turns: run.turns,
+    usage: run.usage,
+    lastCallCost: run.lastCallCost,
+    elapsedMs: run.config.now() - run.started,
+  };
+}
+
+/** Abort and limits, checked before each model call; near a limit, the model is told once. */
+function checkBeforeTurn(run: LoopRun): LoopEnd | undefined {
+  if (run.signal.aborted) return { reason: "aborted" };
+  const limit = checkLimits(run.config.limits, limitState(run));
+  if (limit) {
+    run.emit({ type: "limit", limit: limit.kind, message: limit.message });
+    return { reason: "limit", limit: limit.kind, message: limit.message };
+  }
+  if (!run.windDownGiven && run.turns > 0) {
+    const notice = windDownNotice(run.config.limits, limitState(run));
+    if (notice) {
+      run.windDownGiven = true;
+      notify(run, "wind_down", notice);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The messages the model is sent: the transcript, through `transformContext` when there is one.
+ * A transform that throws ends the run.
+ */
+async function shapeContext(
+  run: LoopRun,
+  overflow: ProviderErrorInfo | undefined,
+): Promise<AgentMessage[] | LoopEnd> {
+  const { state, config, signal, emit } = run;
+  if (!config.transformContext) return state.messages;
+  try {
+    return await config.transformContext(state.messages, signal, {
+      model: state.model,
+      systemPrompt: state.systemPrompt,
+      tools: state.tools,
+      ...(overflow && { overflow }),
+      addUsage: (usage) => {
+        addUsage(run.usage, usage);
+        emit({ type: "usage", turn: run.turns, usage, total: structuredClone(run.usage) });
+      },
+    });
+  } catch (error) {
+    if (signal.aborted) return { reason: "aborted" };
+    return { reason: "error", message: `transformContext failed: ${errorText(error)}` };
+  }
+}
+
+/**
+ * One model call and its tool calls; a failed or aborted call ends the loop. A call refused for
+ * not fitting the context window is sent once more after `transformContext` has made it smaller;
+ * the refused attempt is not kept in the transcript.
+ */
 async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
   const { state, config, signal, emit } = run;
+  let messages = await shapeContext(run, undefined);
+  if (!Array.isArray(messages)) return messages;
   run.turns++;
   emit({ type: "turn_start", turn: run.turns, model: state.model, thinkingLevel: state.thinkingLevel });
   const context: AgentContext = {
@@ -152,7 +237,16 @@ async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
     messages: state.messages,
     tools: state.tools,
   };
-  const message = await streamAssistant(state, config.stream, signal, emit, config.now);
+  let message = await streamAssistant(state, messages, config.stream, signal, emit, config.now);
+  if (message.error?.kind === "context_length" && config.transformContext && !signal.aborted) {
+    addUsage(run.usage, message.usage);
+    messages = await shapeContext(run, message.error);
+    if (!Array.isArray(messages)) {
+      emit({ type: "turn_end", turn: run.turns, message, toolResults: [] });
+      return messages;
+    }
+    message = await streamAssistant(state, messages, config.stream, signal, emit, config.now);
+  }
   append(run, message);
   addUsage(run.usage, message.usage);
   run.lastCallCost = message.usage.cost.total;
@@ -167,6 +261,8 @@ async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
   const toolCalls = message.content.filter((part): part is ToolCall => part.type === "toolCall");
   const toolResults: ToolResultMessage[] = [];
   let terminate = false;
+  let repeatNotice: string | undefined;
+  let repeatedFailure: string | undefined;
   if (toolCalls.length > 0) {
     const executed = await executeToolCalls({
       assistantMessage: message,
@@ -179,27 +275,59 @@ async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
       emit,
       now: config.now,
     });
-    for (const { message: result, terminate: ends } of executed) {
+    for (const [i, { message: result, terminate: ends }] of executed.entries()) {
       appendAndAnnounce(run, result);
       toolResults.push(result);
       if (result.usage) addUsage(run.usage, result.usage);
       if (result.addedToolNames) activateTools(state, config.availableTools, result.addedToolNames);
       if (ends) terminate = true;
+      const call = toolCalls[i];
+      const verdict = call && run.repeats ? run.repeats.observe(call, result) : { kind: "ok" as const };
+      if (verdict.kind === "warn") repeatNotice = verdict.notice;
+      if (verdict.kind === "fail") repeatedFailure ??= verdict.reason;
     }
   }
   emit({ type: "turn_end", turn: run.turns, message, toolResults });
-  return { message, toolCalls, toolResults, terminate };
+  if (repeatNotice && !repeatedFailure && !terminate) notify(run, "repeated_failure", repeatNotice);
+  return {
+    message,
+    toolCalls,
+    toolResults,
+    terminate,
+    ...(repeatedFailure !== undefined && { repeatedFailure }),
+  };
 }
 
 /**
- * Whether the run ends after this turn: an abort, a terminating tool, or a model that stopped
- * calling tools (unless the before-stop hook sends it back to work, with a follow-up message).
+ * Whether the run ends after this turn: an abort, a terminating tool, a call failing the same way
+ * too often, replies cut off too often, or a model that stopped calling tools (unless the
+ * before-stop hook sends it back to work, with a follow-up message). A reply the output-token
+ * limit cut off is never a stop: the model is asked to continue.
  */
 async function decideAfterTurn(run: LoopRun, turn: TurnResult): Promise<LoopEnd | undefined> {
   const { config, signal, emit, state } = run;
   if (signal.aborted) return { reason: "aborted" };
   if (turn.terminate) return { reason: "terminate" };
-  if (turn.toolCalls.length > 0) return undefined;
+  if (turn.repeatedFailure !== undefined) {
+    emit({ type: "notice", notice: "repeated_failure", message: `The run ends: ${turn.repeatedFailure}` });
+    return { reason: "failure", message: turn.repeatedFailure };
+  }
+  if (turn.toolCalls.length > 0) {
+    run.cutOffs = 0;
+    return undefined;
+  }
+  if (turn.message.stopReason === "length") {
+    run.cutOffs++;
+    if (run.cutOffs > MAX_CUT_OFF_CONTINUES) {
+      return {
+        reason: "failure",
+        message: `the model's reply was cut off by the output-token limit ${run.cutOffs} times in a row; raise model.max_output_tokens`,
+      };
+    }
+    notify(run, "cut_off", CUT_OFF_MESSAGE);
+    return undefined;
+  }
+  run.cutOffs = 0;
   if (!config.beforeStop) return { reason: "stop" };
   const context: AgentContext = {
     systemPrompt: state.systemPrompt,
@@ -233,89 +361,5 @@ async function decideAfterTurn(run: LoopRun, turn: TurnResult): Promise<LoopEnd 
     ...ruleOf(verdict),
   });
   appendAndAnnounce(run, { role: "user", content: verdict.continue, timestamp: config.now() });
-  return undefined;
-}
-
-async function prepareNextTurn(
-  state: LoopState,
-  config: LoopConfig,
-  turn: {
-    message: AssistantMessage;
-    toolResults: ToolResultMessage[];
-    newMessages: AgentMessage[];
-    turns: number;
-    usage: Usage;
-  },
-  emit: (event: AgentEvent) => void,
-): Promise<void> {
-  for (const hook of [config.prepareNextTurn, config.prepareNextTurnWithContext]) {
-    if (!hook) continue;
-    const context: AgentContext = {
-      systemPrompt: state.systemPrompt,
-      messages: state.messages,
-      tools: state.tools,
-    };
-    const update = await hook({
-      message: turn.message,
-      toolResults: turn.toolResults,
-      context,
-      newMessages: turn.newMessages,
-      turn: turn.turns,
-      usage: structuredClone(turn.usage),
-    });
-    if (!update) continue;
-    if (update.context) {
-      state.systemPrompt = update.context.systemPrompt;
-      state.messages = update.context.messages;
-      state.tools = update.context.tools;
-    }
-    if (update.model) state.model = update.model;
-    if (update.thinkingLevel) state.thinkingLevel = update.thinkingLevel;
-    const changed = [
-      update.model && `model ${modelLabel(update.model)}`,
-      update.thinkingLevel && `thinking ${update.thinkingLevel}`,
-      update.context && "context",
-    ].filter(Boolean);
-    emit({
-      type: "hook_decision",
-      hook: "prepare_next_turn",
-      decision: "update",
-      reason: update.reason ?? changed.join(", "),
-      ...ruleOf(update),
-      ...(update.model && { model: modelLabel(update.model) }),
-      ...(update.thinkingLevel && { thinking: update.thinkingLevel }),
-    });
-  }
-}
-
-function activateTools(state: LoopState, available: AnyAgentTool[], names: string[]): void {
-  for (const name of names) {
-    if (state.tools.some((tool) => tool.name === name)) continue;
-    const tool = available.find((candidate) => candidate.name === name);
-    if (tool) state.tools = [...state.tools, tool];
-  }
-}
-
-function checkLimits(
-  limits: AgentLimits,
-  turns: number,
-  usage: Usage,
-  lastCallCost: number,
-): { kind: LimitKind; message: string } | undefined {
-  if (limits.maxTurns !== undefined && turns >= limits.maxTurns) {
-    return { kind: "turns", message: `max_turns reached (${turns} of ${limits.maxTurns})` };
-  }
-  if (limits.maxTokens !== undefined && usage.totalTokens >= limits.maxTokens) {
-    return { kind: "tokens", message: `max_tokens reached (${usage.totalTokens} of ${limits.maxTokens})` };
-  }
-  if (limits.maxCostUsd !== undefined) {
-    const spent = usage.cost.total;
-    if (spent >= limits.maxCostUsd || (turns > 0 && spent + lastCallCost > limits.maxCostUsd)) {
-      return {
-        kind: "cost",
-        message: `max_cost_usd reached: ${formatCost(spent)} spent, the next turn (about ${formatCost(lastCallCost)}) would exceed $${limits.maxCostUsd}`,
-      };
-    }
-  }
   return undefined;
 }

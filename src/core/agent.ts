@@ -12,9 +12,11 @@ import type {
   ImageContent,
   Model,
   PrepareNextTurnHook,
+  RepeatedFailureLimits,
   TextContent,
   ThinkingLevel,
   ToolExecutionMode,
+  TransformContextHook,
   Usage,
   UserMessage,
 } from "./types.ts";
@@ -41,6 +43,16 @@ export interface AgentOptions {
   prepareNextTurnWithContext?: PrepareNextTurnHook;
   /** Runs when the model wants to stop; may send it back to work or fail the run. */
   beforeStop?: BeforeStopHook;
+  /**
+   * Shapes the messages of each request (pi-mono's name): compaction, pruning, injected context.
+   * The transcript in `state.messages` stays whole. See `TransformContextHook`.
+   */
+  transformContext?: TransformContextHook;
+  /**
+   * The same failing call made again and again: the model is told at `warnAt` (default 3), the
+   * run ends as a failure at `failAt` (default 5). `false` turns this off.
+   */
+  repeatedFailures?: RepeatedFailureLimits | false;
   limits?: AgentLimits;
   /** Earlier transcript to continue from. */
   messages?: AgentMessage[];
@@ -120,7 +132,9 @@ export class Agent {
             "prepareNextTurn",
             "prepareNextTurnWithContext",
             "beforeStop",
+            "transformContext",
           ]),
+          repeatedFailures: this.#options.repeatedFailures ?? {},
           limits: this.#options.limits ?? {},
           now,
         },

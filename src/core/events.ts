@@ -14,7 +14,7 @@ import type {
 export type AgentStopReason =
   | "stop" // the model finished (and before-stop checks, if any, passed)
   | "terminate" // a tool asked to end the run
-  | "failure" // before-stop checks still failing
+  | "failure" // before-stop checks still failing, a call failing the same way again and again, replies cut off
   | "limit" // turns, tokens or cost
   | "aborted" // the signal fired
   | "error"; // the provider failed (retries exhausted, auth, ...)
@@ -29,6 +29,9 @@ export interface AgentRunOutcome {
   turns: number;
   usage: Usage;
 }
+
+/** Why the agent added a user message of its own (see the `notice` event). */
+export type NoticeKind = "wind_down" | "repeated_failure" | "cut_off";
 
 /**
  * The four hook points, named as in the task file (the spec's `hooks` keys), in every event that
@@ -82,6 +85,12 @@ export type AgentEvent =
     }
   | { type: "usage"; turn: number; usage: Usage; total: Usage }
   | { type: "limit"; limit: LimitKind; message: string }
+  /**
+   * The agent told the model something in a user message of its own (the message follows as
+   * `message_start`/`message_end`): a limit is near, a failing call is being repeated, or a reply
+   * was cut off by the output-token limit.
+   */
+  | { type: "notice"; notice: NoticeKind; message: string }
   /** Something went wrong that does not change the run (a listener that failed). */
   | { type: "warning"; message: string };
 

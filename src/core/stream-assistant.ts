@@ -2,16 +2,18 @@ import type { LoopState } from "./agent-loop.ts";
 import { errorText } from "./errors.ts";
 import type { AgentEvent } from "./events.ts";
 import type { StreamFunction } from "./provider.ts";
-import type { AssistantMessage, Model } from "./types.ts";
+import type { AgentMessage, AssistantMessage, Model } from "./types.ts";
 import { emptyUsage } from "./usage.ts";
 
 /**
- * One model call: streams the assistant message, emitting `message_start`, `message_update`s and
- * `message_end`, and returns the final message. A provider that throws, or ends without a final
+ * One model call with `messages` (the transcript as shaped for this request): streams the
+ * assistant message, emitting `message_start`, `message_update`s and `message_end`, and returns
+ * the final message. A provider that throws, or ends without a final
  * message, still gives one: `stopReason: "error"` (or "aborted"), so the loop has one failure path.
  */
 export async function streamAssistant(
   state: LoopState,
+  messages: AgentMessage[],
   stream: StreamFunction,
   signal: AbortSignal,
   emit: (event: AgentEvent) => void,
@@ -23,7 +25,7 @@ export async function streamAssistant(
     const events = stream({
       model: state.model,
       systemPrompt: state.systemPrompt,
-      messages: state.messages,
+      messages,
       tools: state.tools,
       thinkingLevel: state.thinkingLevel,
       signal,

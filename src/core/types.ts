@@ -98,8 +98,21 @@ export interface UserMessage {
 export interface ProviderErrorInfo {
   provider: string;
   status?: number;
-  /** "auth" and "spend" are never retried; "transient" means retries were exhausted. */
-  kind: "auth" | "spend" | "transient" | "bad_request" | "timeout" | "connection" | "config" | "unknown";
+  /**
+   * "auth" and "spend" are never retried; "transient" means retries were exhausted;
+   * "context_length" means the request does not fit the model's context window (never retried as
+   * is: the loop may compact the context with `transformContext` and send the turn once more).
+   */
+  kind:
+    | "auth"
+    | "spend"
+    | "transient"
+    | "bad_request"
+    | "context_length"
+    | "timeout"
+    | "connection"
+    | "config"
+    | "unknown";
   /** The provider's own error type or code, when it sent one ("overloaded_error", "context_length_exceeded"). */
   code?: string;
   message: string;
@@ -294,6 +307,55 @@ export interface AgentLimits {
    * exceed it, so a run overshoots by at most the misestimate of one turn.
    */
   maxCostUsd?: number;
+  /**
+   * The prompt's time budget in milliseconds, counted from `prompt()`. The agent does not enforce
+   * it (the caller aborts); it only tells the model when it is near (see `windDownAt`).
+   */
+  timeoutMs?: number;
+  /**
+   * When a limit is this far used up (a fraction in (0, 1], e.g. 0.8), the model is told once, in a
+   * user message before its next turn, what is left and to finish or wrap up. The last turn of
+   * `maxTurns` always counts as near. Default: no notice.
+   */
+  windDownAt?: number;
+}
+
+/** What `transformContext` is told about the request it shapes. */
+export interface TransformContextInfo {
+  /** The model the request goes to. */
+  model: Model;
+  systemPrompt: string;
+  tools: AnyAgentTool[];
+  /**
+   * Set when the provider refused the previous attempt of this turn because it does not fit the
+   * context window: the transform should make the messages smaller. The turn is sent once more.
+   */
+  overflow?: ProviderErrorInfo;
+  /** Adds usage spent by the transform itself (a summarising request) to the run's totals and limits. */
+  addUsage(usage: Usage): void;
+}
+
+/**
+ * Shapes the messages of each model request (pi-mono's `transformContext`): the transcript in
+ * `agent.state.messages` stays whole; what this returns is what the model is sent. Called before
+ * every model call with the transcript as it is, and once more when the provider answers with its
+ * context-length error. Must not throw or reject: return `messages` itself when there is nothing
+ * to do. A transform that throws ends the run with an error.
+ */
+export type TransformContextHook = (
+  messages: AgentMessage[],
+  signal: AbortSignal,
+  info: TransformContextInfo,
+) => Promise<AgentMessage[]> | AgentMessage[];
+
+/**
+ * The same failing tool call (same tool, arguments and error) made several times in a row: at
+ * `warnAt` the model is told it is repeating itself (and again on each further repeat), at
+ * `failAt` the run ends as a failure. Defaults: 3 and 5.
+ */
+export interface RepeatedFailureLimits {
+  warnAt?: number;
+  failAt?: number;
 }
 
 export type LimitKind = "turns" | "tokens" | "cost" | "timeout";

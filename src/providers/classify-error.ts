@@ -1,4 +1,5 @@
 import type { ProviderErrorInfo } from "../core/types.ts";
+import { isContextLengthError } from "./context-length.ts";
 import { InStreamError, ProviderRequestError, StreamInterruptedError } from "./errors.ts";
 import { retryAfterMs } from "./retry-policy.ts";
 import { obj, str } from "./wire-utils.ts";
@@ -86,6 +87,9 @@ export function classifyError(provider: string, error: unknown): ClassifiedError
   if (error instanceof InStreamError) {
     const code = { code: error.errorType };
     if (SPEND.test(error.message)) return { info: info("spend", error.message, code), retry: false };
+    if (isContextLengthError({ code: error.errorType, message: error.message })) {
+      return { info: info("context_length", error.message, code), retry: false };
+    }
     // An error event inside a 200 stream (overloaded, api_error, rate limit) is worth another request.
     const transient = TRANSIENT_TYPE.test(error.errorType);
     return {
@@ -113,6 +117,9 @@ function classifyRequestFailure(provider: string, error: ProviderRequestError): 
   if (error.failure === "aborted") return { info: info("unknown"), retry: false };
   if (status === 402 || SPEND.test(`${errorType ?? ""} ${error.message}`))
     return { info: info("spend"), retry: false };
+  if (isContextLengthError({ status, code: errorType, message: error.message })) {
+    return { info: info("context_length"), retry: false };
+  }
   if (
     status === 401 ||
     status === 403 ||

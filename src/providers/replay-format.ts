@@ -25,7 +25,17 @@ const toolCallSchema = z
 
 const errorSchema = z.strictObject({
   kind: z
-    .enum(["auth", "spend", "transient", "bad_request", "timeout", "connection", "config", "unknown"])
+    .enum([
+      "auth",
+      "spend",
+      "transient",
+      "bad_request",
+      "context_length",
+      "timeout",
+      "connection",
+      "config",
+      "unknown",
+    ])
     .default("transient"),
   status: z.number().int().optional(),
   /** The provider's own error type or code ("overloaded_error", "context_length_exceeded"). */

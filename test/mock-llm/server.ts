@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ChatOverflowStyle, countPromptTokens, overflowAnswer } from "./context-window.ts";
 import {
   anthropicFrames,
   chatDocument,
@@ -53,6 +54,12 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingMessage["headers"];
   body: Record<string, unknown>;
+  /** Bytes of the request body as sent. */
+  bytes: number;
+  /** The prompt's tokens by the mock's own count, when it enforces a context window. */
+  promptTokens?: number;
+  /** True when the prompt was over the window and refused with the format's context-length error. */
+  overflowed?: boolean;
 }
 
 /** A fixed list (request i gets entry i; past the end, the last one) or a function of the request. */
@@ -82,6 +89,14 @@ export interface MockLlm {
 export async function startMockLlm(options: {
   script: MockScript;
   recordBodies?: boolean;
+  /**
+   * Enforce a context window of this many tokens (the mock's own count, `countPromptTokens`): a
+   * prompt over it is refused with the format's real context-length error (the script is not
+   * asked); every other reply reports the counted prompt tokens as its input usage.
+   */
+  contextWindow?: number;
+  /** The shape of the Chat Completions refusal: OpenAI's (default), vLLM's or llama.cpp server's. */
+  chatOverflow?: ChatOverflowStyle;
 }): Promise<MockLlm> {
   const requests: RecordedRequest[] = [];
   const server = createServer((req, res) => {
@@ -110,13 +125,33 @@ export async function startMockLlm(options: {
       path: req.url ?? "",
       headers: req.headers,
       body: options.recordBodies === false ? {} : body,
+      bytes: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
     };
     requests.push(request);
+    if (options.contextWindow !== undefined) {
+      const tokens = countPromptTokens(format, body);
+      request.promptTokens = tokens;
+      if (tokens > options.contextWindow) {
+        request.overflowed = true;
+        const answer = overflowAnswer(format, tokens, options.contextWindow, options.chatOverflow);
+        if ("stream" in answer)
+          res.writeHead(200, { "content-type": "text/event-stream" }).end(answer.stream);
+        else
+          res
+            .writeHead(answer.status, { "content-type": "application/json" })
+            .end(JSON.stringify(answer.body));
+        return;
+      }
+    }
     const script = options.script;
-    const reply =
+    const scripted =
       typeof script === "function"
         ? script(request.index, request)
         : script[Math.min(request.index, script.length - 1)];
+    const reply: MockReply | undefined =
+      scripted && request.promptTokens !== undefined
+        ? { ...scripted, usage: { ...scripted.usage, input: request.promptTokens, cacheRead: 0 } }
+        : scripted;
     if (!reply) {
       res.writeHead(500).end(`{"error":{"message":"the mock script has no reply"}}`);
       return;
