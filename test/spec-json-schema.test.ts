@@ -19,6 +19,7 @@ describe("task JSON Schema", () => {
     expect(Object.keys(schema.properties).sort()).toEqual(
       [
         "caps",
+        "compaction",
         "execution",
         "hooks",
         "limits",

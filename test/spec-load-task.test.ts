@@ -103,6 +103,7 @@ describe("parseTask", () => {
       maxCostUsd: 2.5,
       maxTokens: 1_000_000,
       timeoutMs: 5_400_000,
+      windDownAt: 0.8,
     });
     expect(spec.outputs).toEqual({ dir: "out/agent" });
 
@@ -143,7 +144,8 @@ describe("parseTask", () => {
     expect(spec.sandbox).toBe("auto");
     expect(spec.workdir).toBe(".");
     expect(spec.outputs.dir).toBe(".agent-run");
-    expect(spec.limits).toEqual({});
+    expect(spec.limits).toEqual({ windDownAt: 0.8 });
+    expect(spec.compaction).toEqual({ enabled: true, threshold: 0.85, target: 0.5 });
     expect(spec.thinking).toBeUndefined();
     expect(spec.system).toBeUndefined();
   });

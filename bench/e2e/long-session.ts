@@ -31,7 +31,8 @@ export async function longSession(ctx: BenchContext, sizes: number[] = [100, 500
   for (const turns of sizes) {
     for (const who of ["cli", "bare"] as const) {
       const workspace = await tempWorkspace({
-        "task.yml": taskYaml({ wire: "anthropic" }),
+        // The scenario measures memory against the whole transcript: nothing may be compacted away.
+        "task.yml": taskYaml({ wire: "anthropic", compaction: false }),
         "big.txt": fortyKb(),
       });
       const what = `long session: ${who}, ${turns} turns reading 40 KB`;

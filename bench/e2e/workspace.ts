@@ -39,6 +39,8 @@ export function taskYaml(options: {
   execution?: "parallel" | "sequential";
   maxTurns?: number;
   sandbox?: "auto" | "off";
+  /** false: the conversation is never compacted (a scenario measuring the whole transcript). */
+  compaction?: false;
 }): string {
   return [
     "name: bench",
@@ -48,6 +50,7 @@ export function taskYaml(options: {
     `execution: ${options.execution ?? "parallel"}`,
     `limits: { max_turns: ${options.maxTurns ?? 1000} }`,
     ...(options.sandbox ? [`sandbox: ${options.sandbox}`] : []),
+    ...(options.compaction === false ? ["compaction: false"] : []),
     "",
   ].join("\n");
 }

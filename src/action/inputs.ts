@@ -27,6 +27,8 @@ export interface ActionInputs {
   /** From the `vars` input, one `KEY=VALUE` a line. Default: `{}`. */
   vars: Record<string, string>;
   replay?: string;
+  /** An earlier run's outputs dir to continue (`resume`), as given. */
+  resume?: string;
   /** Bots that may trigger a run (`allowed-bots`), lower-case, without `[bot]`; `*` for all. Default: none. */
   allowedBots: string[];
   /** Run on pull_request_target / workflow_run even when the checkout is not the workflow's own commit. Default: false. */
@@ -72,6 +74,7 @@ export const DATA_INPUTS: readonly string[] = [
   "max-cost",
   "vars",
   "replay",
+  "resume",
   "allowed-bots",
   "allow-untrusted-checkout",
   "progress",
@@ -105,6 +108,7 @@ export function readActionInputs(getInput: InputReader = defaultReader): ActionI
     maxCostUsd: parsePositive("max-cost", get("max-cost"), false),
     vars: parseVars(getInput("vars")),
     replay: get("replay"),
+    resume: get("resume"),
     allowedBots: parseAllowedBots(getInput("allowed-bots")),
     allowUntrustedCheckout: parseBoolean("allow-untrusted-checkout", get("allow-untrusted-checkout")),
     progress: parseBoolean("progress", get("progress") ?? "true"),

@@ -69,5 +69,6 @@ export function logInputs(inputs: ActionInputs, ctx: EventContext, name: string)
   if (inputs.maxTurns !== undefined) core.info(`max-turns: ${inputs.maxTurns}`);
   if (inputs.maxCostUsd !== undefined) core.info(`max-cost: ${inputs.maxCostUsd} USD`);
   if (inputs.replay) core.info(`replay: ${inputs.replay}`);
+  if (inputs.resume) core.info(`resume: ${inputs.resume}`);
   core.endGroup();
 }

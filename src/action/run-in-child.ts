@@ -52,6 +52,7 @@ export async function runInChild(deps: ChildDeps, plan: RunPlan): Promise<RunRep
           model: inputs.model,
           vars: plan.vars,
           replay: inputs.replay === undefined ? undefined : path.resolve(ctx.workspace, inputs.replay),
+          resume: inputs.resume === undefined ? undefined : path.resolve(ctx.workspace, inputs.resume),
           maxTurns: inputs.maxTurns,
           maxCostUsd: inputs.maxCostUsd,
           trusted: plan.trusted,

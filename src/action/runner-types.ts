@@ -20,6 +20,7 @@ export type ActionRunOptions = Pick<
   | "prompt"
   | "model"
   | "replay"
+  | "resume"
   | "maxTurns"
   | "maxCostUsd"
   | "env"

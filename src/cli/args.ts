@@ -26,6 +26,7 @@ export type CliCommand =
       taskFile: string;
       vars: Record<string, string>;
       record?: string;
+      resume?: string;
       json: boolean;
     } & TaskOverrides);
 
@@ -55,6 +56,8 @@ Options:
   --out DIR           output folder (overrides outputs.dir)
   --replay FILE       play a recorded or scripted session instead of calling a model
   --record FILE       record the live session to FILE (replayable)
+  --resume DIR        continue the run whose outputs are in DIR: its patch is applied first
+                      unless the workspace holds it, its conversation goes on (--prompt: a follow-up)
   --json              print the events as JSON lines on stdout
   --max-turns N       stop after N turns
   --max-cost USD      stop before a turn would exceed this cost
@@ -67,6 +70,7 @@ Exit codes:
 Examples:
   agent-run examples/lint-fix/task.yml --replay examples/lint-fix/session.yml
   agent-run task.yml --model ${EXAMPLE_OPENAI_MODEL} --var extra="only src/" --max-cost 0.50
+  agent-run task.yml --resume previous-run/ --max-turns 20
   agent-run validate task.yml
 `;
 
@@ -101,8 +105,8 @@ export function parseCli(argv: string[]): CliCommand {
   if (first === "validate") {
     if (!second) throw new UsageError("'validate' needs a task file: agent-run validate <task.yml>");
     if (rest.length > 0) throw new UsageError(`unexpected argument '${rest[0]}'`);
-    // Flags that change the task are checked as a run would use them; these two act on a run only.
-    for (const flag of ["record", "json"] as const) {
+    // Flags that change the task are checked as a run would use them; these act on a run only.
+    for (const flag of ["record", "resume", "json"] as const) {
       if (values[flag] !== undefined)
         throw new UsageError(`'validate' runs nothing, so --${flag} does not apply to it`);
     }
@@ -117,6 +121,7 @@ export function parseCli(argv: string[]): CliCommand {
     json: values.json === true,
     ...overrides,
     ...optional("record", nonEmpty("--record", text("record"))),
+    ...optional("resume", nonEmpty("--resume", text("resume"))),
   };
 }
 
@@ -130,6 +135,7 @@ const OPTIONS = {
   out: { type: "string" },
   replay: { type: "string" },
   record: { type: "string" },
+  resume: { type: "string" },
   json: { type: "boolean" },
   "max-turns": { type: "string" },
   "max-cost": { type: "string" },

@@ -48,6 +48,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
       ...(command.out !== undefined && { outDir: command.out }),
       ...(command.replay !== undefined && { replay: command.replay }),
       ...(command.record !== undefined && { record: command.record }),
+      ...(command.resume !== undefined && { resume: command.resume }),
       ...(command.maxTurns !== undefined && { maxTurns: command.maxTurns }),
       ...(command.maxCostUsd !== undefined && { maxCostUsd: command.maxCostUsd }),
       ...(command.timeoutMs !== undefined && { timeoutMs: command.timeoutMs }),

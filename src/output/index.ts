@@ -1,5 +1,5 @@
 /** The run's outputs (DESIGN §5): workspace snapshot and patch, usage.json, summary.md, events.jsonl, redaction. */
-
+export { applyPatch, checkPatch, type PatchState, unapplyFromSnapshot } from "./apply-patch.ts";
 export { writeFileAtomic } from "./atomic-write.ts";
 export { DIFFSTAT_BAR_WIDTH, diffWorkspace, formatDiffstat, parseChangedFiles } from "./diff.ts";
 export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
@@ -32,9 +32,18 @@ export type {
   ChangedFile,
   Conclusion,
   HookFailure,
+  ResumedRun,
   RunRecord,
   ToolStats,
   WorkspaceDiff,
 } from "./types.ts";
-export { costUsd, USAGE_FILE, type UsageJson, usageJson, writeUsageJson } from "./usage-json.ts";
+export {
+  costUsd,
+  type RunTotals,
+  runTotals,
+  USAGE_FILE,
+  type UsageJson,
+  usageJson,
+  writeUsageJson,
+} from "./usage-json.ts";
 export { OUTPUT_FILES, type OutputPaths, type WriteOutputsInput, writeOutputs } from "./write-outputs.ts";

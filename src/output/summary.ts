@@ -7,7 +7,7 @@
 import { formatCost, formatCount, formatDuration } from "../core/format.ts";
 import { codeSpan, escapeInline, fencedBlock, inlineWithCode, quoteMarkdown } from "./markdown.ts";
 import type { Conclusion, HookRuns, RunRecord, WorkspaceDiff } from "./types.ts";
-import { costUsd } from "./usage-json.ts";
+import { costUsd, runTotals } from "./usage-json.ts";
 
 /** GitHub's limit on a comment body, in characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -131,24 +131,38 @@ function longestBacktickFence(text: string): number {
 }
 
 function usageSection(record: RunRecord): string {
-  const { usage } = record;
+  const totals = runTotals(record);
+  const { usage } = totals;
   const rows = [
     "| Turns | Input | Output | Cache read | Cache write | Total tokens | Cost | Duration | Model |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     `| ${[
-      formatCount(record.turns),
+      formatCount(totals.turns),
       formatCount(usage.input),
       formatCount(usage.output),
       formatCount(usage.cacheRead),
       formatCount(usage.cacheWrite),
       formatCount(usage.totalTokens),
       formatCost(costUsd(record)),
-      formatDuration(record.durationMs),
+      formatDuration(totals.durationMs),
       escapeInline(record.model),
     ].join(" | ")} |`,
   ];
   if (record.models.length > 1)
     rows.push("", `Models used, in order: ${record.models.map(escapeInline).join(" \u2192 ")}`);
+  const earlier = record.resumedFrom;
+  if (earlier) {
+    rows.push(
+      "",
+      `Resumed run ${codeSpan(earlier.runId)} (${formatCount(earlier.turns)} turns, ${formatCost(earlier.usage.costUnknown ? null : earlier.usage.cost.total)}, it ended: ${earlier.conclusion}); the figures above count both runs, ${formatCount(record.turns)} turns of them this one's.`,
+    );
+  }
+  if (record.compactions !== undefined && record.compactions > 0) {
+    rows.push(
+      "",
+      `The conversation was compacted ${record.compactions === 1 ? "once" : `${record.compactions} times`} to fit the model's context window.`,
+    );
+  }
   return `#### Usage\n\n${rows.join("\n")}`;
 }
 

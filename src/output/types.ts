@@ -79,6 +79,25 @@ export interface RunRecord {
   notes?: string[];
   /** Link to the full run (e.g. the Actions run), used in the summary when the patch is cut. */
   runUrl?: string;
+  /** This run's id (usage.json `run_id`). */
+  runId?: string;
+  /** Times the conversation was compacted to fit the model's context window. */
+  compactions?: number;
+  /**
+   * The run this one resumed, with what it (and the runs it resumed) took: usage.json and the
+   * summary count both. The other fields of the record are this run's own.
+   */
+  resumedFrom?: ResumedRun;
+}
+
+/** An earlier run a run resumed, as its transcript.json told. */
+export interface ResumedRun {
+  runId: string;
+  conclusion: Conclusion;
+  turns: number;
+  durationMs: number;
+  usage: Usage;
+  toolCalls: Record<string, ToolStats>;
 }
 
 /** One file the run changed, as seen between the start snapshot and the end state. */

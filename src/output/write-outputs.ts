@@ -13,6 +13,8 @@ export const OUTPUT_FILES = {
   usage: "usage.json",
   summary: "summary.md",
   events: "events.jsonl",
+  /** What `--resume` reads (src/run/resume/transcript-file.ts). */
+  transcript: "transcript.json",
 } as const;
 
 export interface WriteOutputsInput {

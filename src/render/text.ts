@@ -1,4 +1,4 @@
-import { formatCost, formatDuration, modelLabel } from "../core/format.ts";
+import { formatCost, formatCount, formatDuration, modelLabel } from "../core/format.ts";
 import type { ToolResultMessage } from "../core/types.ts";
 import type { CompactRunEvent } from "../run/compact-event.ts";
 import { shortArgs } from "../run/short-args.ts";
@@ -66,6 +66,13 @@ function resultText(result: ToolResultMessage | undefined): string {
   if (!result) return "";
   return result.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
+
+/** What a `notice` line says: the model was told something by the agent itself. */
+const NOTICE_TITLES = {
+  wind_down: "near a limit: the model is told to finish or wrap up",
+  repeated_failure: "the model repeats a failing call",
+  cut_off: "the reply was cut off by the output-token limit: the model is asked to continue",
+} as const;
 
 /**
  * Renders run events as human-readable lines: one per turn and per tool call, with durations and
@@ -202,6 +209,31 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
       case "limit":
         out(`  ${paint("yellow", "■")} limit: ${event.message}`);
         break;
+      case "resume": {
+        const patch = { applied: "its patch applied", held: "its changes already here", empty: "no changes" }[
+          event.patch
+        ];
+        out(
+          `${paint("bold", "resuming")} run ${event.runId} (${event.turns} turns) from ${event.from}: ${patch}, ${event.messages} messages restored`,
+        );
+        break;
+      }
+      case "notice":
+        out(`  ${paint("yellow", "»")} ${NOTICE_TITLES[event.notice]}`);
+        break;
+      case "compaction": {
+        const what = [
+          event.resultsPruned > 0 && `${event.resultsPruned} old results pruned`,
+          event.turnsFolded > 0 && `${event.turnsFolded} turns summarised`,
+          event.summaryError !== undefined && "summary failed, a list of the calls instead",
+          event.latestCut && "the latest results cut to fit",
+        ].filter(Boolean);
+        const why = event.reason === "overflow" ? "the provider said it was too long" : "near the window";
+        out(
+          `  ${paint("yellow", "⇣")} context compacted (${why}): ~${formatCount(event.tokensBefore)} → ~${formatCount(event.tokensAfter)} of ${formatCount(event.contextWindow)} tokens${what.length > 0 ? `; ${what.join(", ")}` : ""} ${paint("dim", `(${formatDuration(event.durationMs)})`)}`,
+        );
+        break;
+      }
       case "warning":
         out(`${paint("yellow", "warning:")} ${shortArgs("", event.message, 300)}`);
         break;

@@ -1,13 +1,16 @@
 import { Agent } from "../core/agent.ts";
 import { errorText } from "../core/errors.ts";
 import { createHooks } from "../hooks/index.ts";
-import { modelLabel } from "../providers/index.ts";
+import { applyPatch, unapplyFromSnapshot } from "../output/index.ts";
+import { modelInfo, modelLabel } from "../providers/index.ts";
 import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
 import { createOutputGuard } from "../tools/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
+import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
+import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
@@ -39,7 +42,12 @@ export async function executeRun(ctx: RunContext): Promise<void> {
         prestart();
       });
     }
-    ctx.outcome = await agent.prompt(spec.prompt, { signal: controller.signal });
+    await continueEarlierRun(ctx);
+    const compactor = ctx.compactor;
+    ctx.transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
+    // A resumed run goes on with a follow-up message: `--prompt` when given, else "continue".
+    const prompt = ctx.resume && options.prompt === undefined ? DEFAULT_FOLLOW_UP : spec.prompt;
+    ctx.outcome = await agent.prompt(prompt, { signal: controller.signal });
     ctx.collector.setUsage(ctx.outcome.usage);
     if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {
       emit({
@@ -56,6 +64,25 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     options.signal?.removeEventListener("abort", onExternalAbort);
     controller.abort("finished");
   }
+}
+
+/**
+ * A resumed run's start: the earlier patch goes into the workspace after the snapshot (so the
+ * patch of this run holds it), or, when the workspace holds it already, out of the snapshot.
+ */
+async function continueEarlierRun(ctx: RunContext): Promise<void> {
+  const { resume, snapshot } = ctx;
+  if (!resume || !snapshot) return;
+  if (resume.patch === "applies") await applyPatch(ctx.workspace, resume.patchFile);
+  if (resume.patch === "held") await unapplyFromSnapshot(snapshot, resume.patchFile);
+  ctx.emit({
+    type: "resume",
+    from: resume.dir,
+    runId: resume.transcript.run_id,
+    patch: resume.patch === "applies" ? "applied" : resume.patch,
+    messages: resume.messages.length,
+    turns: resume.transcript.totals.turns,
+  });
 }
 
 /** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
@@ -98,6 +125,15 @@ function createAgent(ctx: RunContext): Agent {
     getTurn: () => ctx.collector.turns,
     getCost: () => (ctx.collector.usage.costUnknown ? null : ctx.collector.usage.cost.total),
   });
+  if (spec.compaction.enabled) {
+    ctx.compactor = createCompactor({
+      stream: ctx.stream,
+      contextWindow: (model) => modelInfo(model).contextWindow,
+      threshold: spec.compaction.threshold,
+      target: spec.compaction.target,
+      emit,
+    });
+  }
   const beforeToolCall = withCommandPolicy(
     spec.tools,
     // In the sandbox the git config is a copy without credentials; the guard is for file tools outside it.
@@ -130,10 +166,13 @@ function createAgent(ctx: RunContext): Agent {
         ...(hooks.afterToolCall !== undefined && { afterToolCall: hooks.afterToolCall }),
       },
     ),
+    ...(ctx.compactor && { transformContext: ctx.compactor.transformContext }),
+    ...(ctx.resume && { messages: ctx.resume.messages }),
     limits: {
       ...spec.limits,
       ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),
       ...(options.maxCostUsd !== undefined && { maxCostUsd: options.maxCostUsd }),
+      ...(ctx.timeoutMs !== undefined && { timeoutMs: ctx.timeoutMs }),
     },
   });
 }

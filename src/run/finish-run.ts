@@ -1,12 +1,21 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../core/errors.ts";
-import type { WorkspaceDiff } from "../output/index.ts";
-import { diffWorkspace, disposeSnapshot, redactFilesIn, writeOutputs } from "../output/index.ts";
+import type { AgentMessage } from "../core/types.ts";
+import type { RunRecord, RunTotals, WorkspaceDiff } from "../output/index.ts";
+import {
+  diffWorkspace,
+  disposeSnapshot,
+  type ResumedRun,
+  redactFilesIn,
+  runTotals,
+  writeOutputs,
+} from "../output/index.ts";
 import { loadModelCatalog, modelLabel } from "../providers/index.ts";
 import { unknownCostNote } from "../spec/model-checks.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude } from "./conclude.ts";
+import { writeTranscript } from "./resume/transcript-file.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
 
@@ -65,18 +74,24 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",
     );
   }
+  const resumedFrom = resumedRun(ctx);
   const record = ctx.collector.toRecord({
     taskName: task.name,
-    description: firstLine(spec.prompt),
+    description: firstLine(
+      ctx.resume?.transcript.messages[0] ? taskText(ctx.resume.transcript.messages[0]) : spec.prompt,
+    ),
     conclusion: ended.conclusion,
     durationMs: Date.now() - ctx.started,
     model: modelLabel(spec.model),
     ...(ended.reason !== undefined && { reason: ended.reason }),
     ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
     notes,
+    runId: ctx.runId,
+    ...(resumedFrom && { resumedFrom }),
   });
+  const totals = runTotals(record);
   let written: Awaited<ReturnType<typeof writeOutputs>>;
-  const costUsd = record.usage.costUnknown ? null : record.usage.cost.total;
+  const costUsd = totals.usage.costUnknown ? null : totals.usage.cost.total;
   try {
     written = await writeOutputs(ctx.outputs.dir, {
       record,
@@ -84,12 +99,13 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       redactor,
       ...(diffError && { diffError }),
     });
+    await saveTranscript(ctx, record, totals, patchHadSecret);
     emit({
       type: "run_end",
       conclusion: ended.conclusion,
       exitCode: ended.exitCode,
       ...(ended.reason !== undefined && { reason: ended.reason }),
-      turns: record.turns,
+      turns: totals.turns,
       durationMs: record.durationMs,
       costUsd,
       filesChanged: diff.files.length,
@@ -106,13 +122,69 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     outputs: ctx.outputs,
     changedFiles: diff.files.map((file) => file.path),
     costUsd,
-    turns: record.turns,
+    turns: totals.turns,
     summaryMarkdown: await readFile(written.summaryPath, "utf8"),
     record: redactor.redactDeep(record),
     patchHadSecret,
     sandbox: ctx.sandbox.state,
     ...(ctx.review && { review: redactor.redactDeep(ctx.review.result()) }),
   };
+}
+
+/** The earlier run a resumed run continues, from its transcript. */
+function resumedRun(ctx: RunContext): ResumedRun | undefined {
+  const transcript = ctx.resume?.transcript;
+  if (!transcript) return undefined;
+  return {
+    runId: transcript.run_id,
+    conclusion: transcript.conclusion,
+    turns: transcript.totals.turns,
+    durationMs: transcript.totals.durationMs,
+    usage: transcript.totals.usage,
+    toolCalls: transcript.totals.toolCalls,
+  };
+}
+
+/**
+ * Writes transcript.json, what a later `--resume` reads. Without an agent (the run crashed before
+ * it started) there is no conversation, and no transcript. A failure is a warning: the other
+ * outputs are written already.
+ */
+async function saveTranscript(
+  ctx: RunContext,
+  record: RunRecord,
+  totals: RunTotals,
+  patchHadSecret: boolean,
+): Promise<void> {
+  const messages = ctx.transcript?.();
+  if (!messages || messages.length === 0) return;
+  try {
+    await writeTranscript(
+      ctx.outputs.dir,
+      {
+        run_id: ctx.runId,
+        ...(ctx.resume && { resumed_from: ctx.resume.transcript.run_id }),
+        task: ctx.task.name,
+        model: record.model,
+        started_at: new Date(ctx.started).toISOString(),
+        conclusion: record.conclusion,
+        ...(record.reason !== undefined && { reason: record.reason }),
+        patch_had_secret: patchHadSecret,
+        totals,
+      },
+      messages,
+      ctx.redactor,
+    );
+  } catch (error) {
+    ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
+  }
+}
+
+function taskText(message: AgentMessage): string {
+  if (message.role !== "user") return "";
+  return typeof message.content === "string"
+    ? message.content
+    : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
 function firstLine(text: string): string {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../core/errors.ts";
@@ -27,6 +28,8 @@ import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
 import { checkReplayToolCalls } from "./replay-check.ts";
 import { offeredToolSchemas } from "./replay-tools.ts";
+import { prepareResume, type ResumePlan } from "./resume/prepare-resume.ts";
+import { TRANSCRIPT_FILE } from "./resume/transcript-file.ts";
 import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";
 import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
@@ -35,8 +38,10 @@ import { type RunEvent, RunSetupError, type RunTaskOptions } from "./types.ts";
 /**
  * The prepare phase: everything that can be found wrong before anything runs. A bad spec, a
  * missing API key, a bad replay file, a missing or refused workspace, an outputs dir or record
- * file that cannot be written (check-run-paths.ts) or a required sandbox that cannot start throw an `AgentRunError` of kind `usage` (exit 2) and leave nothing behind but what they
- * clean up themselves. On return the events file is open and the run's timer is running.
+ * file that cannot be written (check-run-paths.ts), a resume that cannot be done or a required
+ * sandbox that cannot start throw an `AgentRunError` of kind `usage` (exit 2) and leave nothing
+ * behind but what they clean up themselves. On return the events file is open and the run's timer
+ * is running.
  */
 export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const env = options.env ?? process.env;
@@ -75,6 +80,16 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   const recorder = options.record ? createRecorder(stream, options.record) : undefined;
   if (recorder) stream = recorder;
 
+  // A resume that cannot be done is refused here: nothing is changed, the outputs folder the
+  // check above made is removed again.
+  let resume: ResumePlan | undefined;
+  try {
+    resume = options.resume ? await prepareResume(options.resume, workspace, spec.model) : undefined;
+  } catch (error) {
+    await paths.undo();
+    throw error;
+  }
+
   // The workspace snapshot (a few git commands) runs while the sandbox is set up (the bubblewrap
   // probe): both mostly wait for child processes. The set-up writes nothing git would see (empty
   // mount points at most), and the outputs dir is left out. Awaited by the execute phase, where
@@ -100,6 +115,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   }).catch(async (error: unknown) => {
     await dropSnapshot();
     await paths.undo();
+    await resume?.dispose();
     throw error;
   });
   const outputs = {
@@ -108,6 +124,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     usage: path.join(outDir, OUTPUT_FILES.usage),
     summary: path.join(outDir, OUTPUT_FILES.summary),
     events: path.join(outDir, OUTPUT_FILES.events),
+    transcript: path.join(outDir, TRANSCRIPT_FILE),
   };
 
   const redactor = createRedactor({
@@ -164,12 +181,18 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     timeoutMs,
     runnerTools: [createGiveUpTool(), ...(review ? [review.tool] : [])],
     review,
-    cleanups: [{ what: "the sandbox", dispose: () => sandbox.dispose() }],
+    cleanups: [
+      { what: "the sandbox", dispose: () => sandbox.dispose() },
+      ...(resume ? [{ what: "the resumed run's patch copy", dispose: () => resume.dispose() }] : []),
+    ],
     snapshotting,
+    runId: randomUUID(),
+    resume,
     snapshot: undefined,
     outcome: undefined,
     crash: undefined,
-    notes: sandbox.notes,
+    transcript: undefined,
+    notes: [...sandbox.notes, ...(resume?.notes ?? [])],
   };
   if (review) {
     ctx.cleanups.push({

@@ -1,7 +1,14 @@
 import { modelLabel } from "../core/format.ts";
 import type { Usage } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
-import type { BlockedCall, HookFailure, HookRuns, RunRecord, ToolStats } from "../output/types.ts";
+import type {
+  BlockedCall,
+  HookFailure,
+  HookRuns,
+  ResumedRun,
+  RunRecord,
+  ToolStats,
+} from "../output/types.ts";
 import { GIVE_UP_TOOL, type GiveUpDetails } from "./give-up-tool.ts";
 import { shortArgs } from "./short-args.ts";
 import type { RunEvent } from "./types.ts";
@@ -22,6 +29,8 @@ export class RecordCollector {
   lastAssistantText = "";
   /** Set when the model called give_up: its reason. */
   gaveUp: string | undefined;
+  /** Compactions of the conversation so far. */
+  compactions = 0;
   /** Model calls answered, and those of them whose provider reported no token usage. */
   readonly modelCalls = { answered: 0, usageMissing: 0 };
   readonly #argsById = new Map<string, unknown>();
@@ -90,6 +99,9 @@ export class RecordCollector {
         entry.durationMs += event.durationMs;
         break;
       }
+      case "compaction":
+        this.compactions++;
+        break;
       case "hook_failed":
         this.hookFailures.push({
           hook: event.hook,
@@ -114,6 +126,8 @@ export class RecordCollector {
       model: string;
       runUrl?: string;
       notes?: string[];
+      runId?: string;
+      resumedFrom?: ResumedRun;
     },
   ): RunRecord {
     const notes = [...(fields.notes ?? [])];
@@ -140,6 +154,9 @@ export class RecordCollector {
       lastAssistantText: this.lastAssistantText,
       ...(notes.length > 0 && { notes }),
       ...(fields.runUrl !== undefined && { runUrl: fields.runUrl }),
+      ...(fields.runId !== undefined && { runId: fields.runId }),
+      ...(this.compactions > 0 && { compactions: this.compactions }),
+      ...(fields.resumedFrom !== undefined && { resumedFrom: fields.resumedFrom }),
     };
   }
 }

@@ -1,10 +1,12 @@
 import type { AgentRunOutcome } from "../core/events.ts";
 import type { StreamFunction } from "../core/provider.ts";
-import type { AnyAgentTool } from "../core/types.ts";
+import type { AgentMessage, AnyAgentTool } from "../core/types.ts";
 import type { EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.ts";
 import type { createRecorder } from "../providers/index.ts";
 import type { LoadedTask, TaskSpec } from "../spec/index.ts";
+import type { Compactor } from "./compaction/compactor.ts";
 import type { RecordCollector } from "./record.ts";
+import type { ResumePlan } from "./resume/prepare-resume.ts";
 import type { ReviewCollector } from "./review-tool.ts";
 import type { RunSandbox } from "./sandbox-setup.ts";
 import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
@@ -54,8 +56,19 @@ export interface RunContext {
    * set-up); it rejects when it cannot be taken. The execute phase awaits it before the agent runs.
    */
   readonly snapshotting: Promise<WorkspaceSnapshot>;
+  /** This run's id (usage.json `run_id`, transcript.json); a resume names the run it resumed by it. */
+  readonly runId: string;
+  /** The earlier run this one resumes, checked by the prepare phase. */
+  readonly resume: ResumePlan | undefined;
   /** Set by the execute phase once the workspace snapshot is taken. */
   snapshot: WorkspaceSnapshot | undefined;
+  /**
+   * Set by the execute phase once the agent exists: the conversation as the model would be sent it
+   * next (through the compactor's view), for transcript.json.
+   */
+  transcript: (() => AgentMessage[]) | undefined;
+  /** The run's compactor, when the conversation may be compacted. */
+  compactor?: Compactor;
   /** How the agent ended; undefined when it never ran or the runner crashed. */
   outcome: AgentRunOutcome | undefined;
   /** A runner failure during the execute phase, as the run's reason. */

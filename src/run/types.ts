@@ -3,6 +3,7 @@ import type { AgentEvent } from "../core/events.ts";
 import type { HookEvent } from "../hooks/index.ts";
 import type { Conclusion, RunRecord } from "../output/types.ts";
 import type { CompactRunEvent } from "./compact-event.ts";
+import type { CompactionEvent } from "./compaction/compactor.ts";
 import type { RunPullRequest } from "./pull-request.ts";
 import type { ReviewResult } from "./review-tool.ts";
 
@@ -19,6 +20,17 @@ export type RunLifecycleEvent =
       startedAt: string;
     }
   | { type: "warning"; message: string }
+  /** A resumed run took over an earlier one's work (`patch`: how its patch got into this run's). */
+  | {
+      type: "resume";
+      from: string;
+      runId: string;
+      patch: "applied" | "held" | "empty";
+      /** Messages of the earlier conversation restored. */
+      messages: number;
+      /** Turns the earlier run (and those it resumed) took. */
+      turns: number;
+    }
   | {
       type: "run_end";
       conclusion: Conclusion;
@@ -31,7 +43,7 @@ export type RunLifecycleEvent =
     };
 
 /** Every event a run emits: the agent's, the hooks' and the run's own. Renderers consume these. */
-export type RunEvent = AgentEvent | HookEvent | RunLifecycleEvent;
+export type RunEvent = AgentEvent | HookEvent | RunLifecycleEvent | CompactionEvent;
 
 export interface RunTaskOptions {
   /** Path to the task spec. Without it, `prompt` and `model` describe the whole task. */
@@ -65,6 +77,12 @@ export interface RunTaskOptions {
   /** Link to the run (e.g. the Actions run page), used in the summary. */
   runUrl?: string;
   /**
+   * Resume the run whose outputs dir this is (DESIGN §7): its patch is applied first when the
+   * workspace does not hold it yet, its transcript restored, and the run goes on with the same
+   * task; `prompt`, if given, is the follow-up message. Relative to the process cwd.
+   */
+  resume?: string;
+  /**
    * Whether the run was triggered by someone trusted. With `sandbox: auto`, an untrusted run
    * refuses to start when bubblewrap is unavailable instead of running commands unsandboxed.
    * Default: true (the CLI); the action passes false for events from outside collaborators.
@@ -83,8 +101,15 @@ export interface RunResult {
   /** DESIGN §4: 0 success, 1 failure, 3 limit, 4 error, 130/143 interrupted. */
   exitCode: number;
   reason?: string;
-  /** Absolute paths of the four output files and their folder. */
-  outputs: { dir: string; patch: string; usage: string; summary: string; events: string };
+  /** Absolute paths of the output files and their folder (`transcript`: what `resume` reads). */
+  outputs: {
+    dir: string;
+    patch: string;
+    usage: string;
+    summary: string;
+    events: string;
+    transcript?: string;
+  };
   changedFiles: string[];
   costUsd: number | null;
   turns: number;
@@ -110,7 +135,15 @@ export type RunSetupErrorCode =
   | "workspace_refused"
   | "sandbox_unavailable"
   | "outputs_dir_invalid"
-  | "record_path_invalid";
+  | "record_path_invalid"
+  /** `resume`: the folder holds no run to resume, or its files are unreadable. */
+  | "resume_invalid"
+  /** `resume`: another model, and the transcript holds reasoning only the earlier one can read. */
+  | "resume_model_mismatch"
+  /** `resume`: the earlier patch neither applies to the workspace nor is held by it. */
+  | "resume_patch_conflict"
+  /** `resume`: the earlier patch held a secret and was redacted, so it cannot be applied. */
+  | "resume_patch_secret";
 
 /**
  * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage

@@ -30,6 +30,7 @@ export function describeTask(
   row("outputs", options.outDir ?? path.resolve(workspace, spec.outputs.dir));
   row("execution", `${spec.execution} · sandbox ${spec.sandbox}`);
   row("limits", limitsText(task));
+  row("long runs", longRunText(task));
   row("caps", capsText(task));
 
   lines.push("tools");
@@ -103,6 +104,23 @@ function limitsText(task: LoadedTask): string {
     `timeout ${limits.timeoutMs !== undefined ? formatSpecDuration(limits.timeoutMs) : "none"}`,
   ];
   return parts.join(" · ");
+}
+
+/** Compaction and the wind-down notice. */
+function longRunText(task: LoadedTask): string {
+  const { compaction, limits } = task.spec;
+  return [
+    compaction.enabled
+      ? `compacted at ${percent(compaction.threshold)} of the context window, down to ${percent(compaction.target)}`
+      : "never compacted",
+    limits.windDownAt !== undefined
+      ? `told to wrap up at ${percent(limits.windDownAt)} of a limit`
+      : "never told to wrap up",
+  ].join(" · ");
+}
+
+function percent(fraction: number): string {
+  return `${Math.round(fraction * 1000) / 10}%`;
 }
 
 function capsText(task: LoadedTask): string {

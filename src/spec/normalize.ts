@@ -9,9 +9,11 @@ import { type KnownToolName, MODEL_REF_PATTERN, type RawTaskSpec } from "./schem
 import { showText } from "./show-text.ts";
 import { parseSize } from "./size.ts";
 import {
+  DEFAULT_COMPACTION,
   DEFAULT_OUTPUT_DIR,
   DEFAULT_REVIEW_MAX_COMMENTS,
   DEFAULT_TOOLS,
+  DEFAULT_WIND_DOWN_AT,
   type LoadTaskOptions,
   type TaskSpec,
   type ToolOptions,
@@ -42,6 +44,7 @@ export function normalizeSpec(
     checks.glob(pattern, ["protect", i], "path");
   });
   const limits = limitsOf(raw, checks);
+  const compaction = compactionOf(raw, checks);
   const caps = capsOf(raw.caps, (key, value) =>
     checks.report({ path: ["caps", key] }, `bad size '${value}': less than one byte`, {
       expected: "a size like 32MiB or 1GiB",
@@ -65,6 +68,7 @@ export function normalizeSpec(
       sandboxNetwork: raw.sandbox_network ?? false,
       protect: raw.protect ?? [],
       limits,
+      compaction,
       caps,
       hooks,
       outputs: { dir: raw.outputs?.dir ?? DEFAULT_OUTPUT_DIR },
@@ -198,7 +202,30 @@ function limitsOf(raw: RawTaskSpec, { duration }: FieldChecks): TaskSpec["limits
   if (raw.limits?.max_tokens !== undefined) limits.maxTokens = raw.limits.max_tokens;
   const timeoutMs = duration(raw.limits?.timeout, ["limits", "timeout"]);
   if (timeoutMs !== undefined) limits.timeoutMs = timeoutMs;
+  const windDown = raw.limits?.wind_down ?? DEFAULT_WIND_DOWN_AT;
+  if (windDown !== false) limits.windDownAt = windDown;
   return limits;
+}
+
+function compactionOf(raw: RawTaskSpec, { report }: FieldChecks): TaskSpec["compaction"] {
+  const compaction =
+    raw.compaction === false
+      ? { ...DEFAULT_COMPACTION, enabled: false }
+      : {
+          enabled: true,
+          threshold: raw.compaction?.threshold ?? DEFAULT_COMPACTION.threshold,
+          target: raw.compaction?.target ?? DEFAULT_COMPACTION.target,
+        };
+  if (compaction.target > compaction.threshold) {
+    report(
+      {
+        path: ["compaction", raw.compaction && raw.compaction.target !== undefined ? "target" : "threshold"],
+      },
+      `compaction.target (${compaction.target}) is above compaction.threshold (${compaction.threshold})`,
+      { expected: "a target below the threshold, e.g. threshold: 0.85, target: 0.5" },
+    );
+  }
+  return compaction;
 }
 
 /**

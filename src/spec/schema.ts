@@ -30,6 +30,7 @@ const duration = z
   .describe("A duration: `120s`, `20m`, `1h30m`, `500ms`, or a number of seconds.");
 
 const nonEmpty = z.string().min(1);
+const fraction = z.number().gt(0).max(1).describe("A fraction in (0, 1], e.g. 0.8.");
 const glob = nonEmpty.describe("A glob (picomatch syntax).");
 const thinking = z.enum(THINKING_LEVELS as [ThinkingLevel, ...ThinkingLevel[]]);
 
@@ -197,8 +198,32 @@ export const taskSchema = z.strictObject({
       max_cost_usd: z.number().positive().optional(),
       max_tokens: z.int().positive().optional(),
       timeout: duration.optional(),
+      wind_down: z
+        .union([fraction, z.literal(false)])
+        .optional()
+        .describe(
+          "When any limit is this far used up (a fraction), the model is told once what is left and to finish or wrap up. Default: 0.8; false: never.",
+        ),
     })
     .optional(),
+  compaction: z
+    .union([
+      z.literal(false),
+      z.strictObject({
+        threshold: fraction
+          .optional()
+          .describe(
+            "Compact when a request reaches this fraction of the model's context window. Default: 0.85.",
+          ),
+        target: fraction
+          .optional()
+          .describe("A compaction brings the request down to this fraction of the window. Default: 0.5."),
+      }),
+    ])
+    .optional()
+    .describe(
+      "How the conversation is kept within the model's context window (docs/task-spec.md, Long tasks); false: never compacted.",
+    ),
   caps: z
     .strictObject({
       command_output: size

@@ -83,6 +83,18 @@ export interface TaskLimits {
   maxTokens?: number;
   /** Whole-run timeout in milliseconds. */
   timeoutMs?: number;
+  /** Fraction of a limit at which the model is told to wrap up; undefined: never. Default 0.8. */
+  windDownAt?: number;
+}
+
+/** How the conversation is kept within the context window (see run/compaction). */
+export interface CompactionSpec {
+  /** False with `compaction: false`: the conversation is never compacted. */
+  enabled: boolean;
+  /** Fraction of the window at which a request is compacted. Default 0.85. */
+  threshold: number;
+  /** Fraction of the window a compaction brings the request down to. Default 0.5. */
+  target: number;
 }
 
 /** The normalised task: defaults applied, durations in ms, templates resolved. */
@@ -109,6 +121,7 @@ export interface TaskSpec {
   /** Extra protected globs for every tool (and read-only in the sandbox). Default []. */
   protect: string[];
   limits: TaskLimits;
+  compaction: CompactionSpec;
   /** The spec's `caps`, every one filled in (defaults: `DEFAULT_CAPS`, docs/security.md). */
   caps: ResourceCaps;
   hooks: {
@@ -161,5 +174,9 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_ATTEMPTS = 3;
 /** Default tools when the spec lists none: everything but bash, which must be asked for. */
 export const DEFAULT_TOOLS: readonly KnownToolName[] = ["read", "write", "edit", "grep", "find", "ls"];
+/** Default `limits.wind_down`: the model is told to wrap up at 80 % of a limit. */
+export const DEFAULT_WIND_DOWN_AT = 0.8;
+/** Defaults of `compaction`. */
+export const DEFAULT_COMPACTION: CompactionSpec = { enabled: true, threshold: 0.85, target: 0.5 };
 /** Default output directory, relative to the workspace. */
 export const DEFAULT_OUTPUT_DIR = ".agent-run";

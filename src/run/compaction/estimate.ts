@@ -1,0 +1,97 @@
+/**
+ * The size of a request before it is sent, in characters and then in tokens through a ratio
+ * calibrated on the provider's own counts: after each answer, the input tokens it reported (fresh,
+ * cached and cache-written) divided by the characters of the request that produced it. So the
+ * estimate of the next request is the last reported input plus what was added since, at the same
+ * ratio. Until the first answer the ratio is `DEFAULT_TOKENS_PER_CHAR`, which overestimates
+ * prose and code alike (the safe side for a window).
+ */
+import type { AgentMessage, AnyAgentTool } from "../../core/types.ts";
+import { toolParametersJsonSchema } from "../../core/validate.ts";
+
+/** Tokens per character before any answer calibrates it: 1/3, above the ~1/4 of prose. */
+export const DEFAULT_TOKENS_PER_CHAR = 1 / 3;
+/** The calibrated ratio is kept within these bounds: a server reporting nonsense cannot make the estimate absurd. */
+const MIN_TOKENS_PER_CHAR = 1 / 8;
+const MAX_TOKENS_PER_CHAR = 1;
+/** Characters an image counts for (about 1,600 tokens at 1/4). */
+export const IMAGE_CHARS = 6400;
+/** What every message costs beyond its content (role, ids, wire framing), in characters. */
+const MESSAGE_OVERHEAD_CHARS = 16;
+
+/** Characters of one message as the model reads it: text, thinking, tool calls, images. */
+export function messageChars(message: AgentMessage): number {
+  let chars = MESSAGE_OVERHEAD_CHARS;
+  const content = message.content;
+  if (typeof content === "string") return chars + content.length;
+  for (const part of content) {
+    if (part.type === "text") chars += part.text.length;
+    else if (part.type === "image") chars += IMAGE_CHARS;
+    else if (part.type === "thinking") chars += part.thinking.length;
+    else chars += part.name.length + jsonLength(part.arguments) + MESSAGE_OVERHEAD_CHARS;
+  }
+  return chars;
+}
+
+export function messagesChars(messages: readonly AgentMessage[]): number {
+  let chars = 0;
+  for (const message of messages) chars += messageChars(message);
+  return chars;
+}
+
+const toolsCache = new WeakMap<AnyAgentTool[], number>();
+
+/** Characters of the system prompt and the tool definitions (cached per tools array). */
+export function fixedChars(systemPrompt: string, tools: AnyAgentTool[]): number {
+  let toolChars = toolsCache.get(tools);
+  if (toolChars === undefined) {
+    toolChars = 0;
+    for (const tool of tools) {
+      toolChars += tool.name.length + tool.description.length + jsonLength(toolParametersJsonSchema(tool));
+    }
+    toolsCache.set(tools, toolChars);
+  }
+  return systemPrompt.length + toolChars;
+}
+
+/** A tokens-per-character ratio learnt from the provider's counts. */
+export class TokenRatio {
+  #ratio = DEFAULT_TOKENS_PER_CHAR;
+  #calibrated = false;
+
+  get value(): number {
+    return this.#ratio;
+  }
+
+  /** Whether an answer has calibrated the ratio yet. */
+  get calibrated(): boolean {
+    return this.#calibrated;
+  }
+
+  /** A request of `chars` characters was counted as `tokens` input tokens. */
+  observe(chars: number, tokens: number): void {
+    if (!(chars > 0) || !(tokens > 0)) return;
+    this.#ratio = clamp(tokens / chars);
+    this.#calibrated = true;
+  }
+
+  tokens(chars: number): number {
+    return Math.ceil(chars * this.#ratio);
+  }
+
+  chars(tokens: number): number {
+    return Math.floor(tokens / this.#ratio);
+  }
+}
+
+function clamp(ratio: number): number {
+  return Math.min(MAX_TOKENS_PER_CHAR, Math.max(MIN_TOKENS_PER_CHAR, ratio));
+}
+
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}
