@@ -7,8 +7,8 @@ const dir = path.join(import.meta.dirname, "../examples/tasks");
 const files = (await readdir(dir)).filter((f) => f.endsWith(".yml")).sort();
 
 describe("example task specs of the action's workflows", () => {
-  test("the three the workflows reference exist", () => {
-    expect(files).toEqual(["lint-autofix.yml", "package-task.yml", "pr-review.yml"]);
+  test("the four the workflows reference exist", () => {
+    expect(files).toEqual(["lint-autofix.yml", "long-refactor.yml", "package-task.yml", "pr-review.yml"]);
   });
 
   test.for(files)("%s is a valid task spec", async (file) => {

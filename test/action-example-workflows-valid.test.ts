@@ -8,7 +8,13 @@ const { NoOperationTraceWriter, parseWorkflow } = await importWorkflowParser();
 
 const dir = path.join(import.meta.dirname, "../examples/workflows");
 const files = (await readdir(dir)).filter((f) => f.endsWith(".yml")).sort();
-const NAMED_IN_ISSUE = ["issue-to-pr.yml", "lint-autofix.yml", "monorepo-matrix.yml", "pr-review.yml"];
+const NAMED_IN_ISSUE = [
+  "issue-to-pr.yml",
+  "lint-autofix.yml",
+  "monorepo-matrix.yml",
+  "pr-review.yml",
+  "resume-after-timeout.yml",
+];
 
 /** Scopes a job may write to, per workflow: least privilege means nothing beyond what it does. */
 const ALLOWED_WRITES: Record<string, string[]> = {
@@ -16,10 +22,11 @@ const ALLOWED_WRITES: Record<string, string[]> = {
   "pr-review.yml": ["pull-requests"],
   "issue-to-pr.yml": ["contents", "pull-requests"],
   "monorepo-matrix.yml": ["contents", "pull-requests"],
+  "resume-after-timeout.yml": ["contents", "pull-requests"],
 };
 
 describe("example workflows", () => {
-  test("the four of the issue exist", () => {
+  test("the four of the issue exist, and the resumed job of issue 14", () => {
     expect(files).toEqual(NAMED_IN_ISSUE);
   });
 
