@@ -26,7 +26,11 @@ export {
 } from "./providers/index.ts";
 export { createGithubRenderer, createTextRenderer } from "./render/index.ts";
 export {
+  type CompactionEvent,
+  type Compactor,
+  type CompactorOptions,
   type CompactRunEvent,
+  createCompactor,
   escapeWorkflowCommandText,
   type RunEvent,
   type RunResult,

@@ -145,7 +145,7 @@ describe("parseTask", () => {
     expect(spec.workdir).toBe(".");
     expect(spec.outputs.dir).toBe(".agent-run");
     expect(spec.limits).toEqual({ windDownAt: 0.8 });
-    expect(spec.compaction).toEqual({ enabled: true, threshold: 0.85, target: 0.5 });
+    expect(spec.compaction).toEqual({ enabled: true, threshold: 0.85, target: 0.4 });
     expect(spec.thinking).toBeUndefined();
     expect(spec.system).toBeUndefined();
   });

@@ -148,7 +148,7 @@ hooks:
       outputs    <dir>/.agent-run
       execution  parallel · sandbox auto
       limits     max_turns 12 · max_cost_usd $1.5 · max_tokens none · timeout 5m
-      long runs  compacted at 85% of the context window, down to 50% · told to wrap up at 80% of a limit
+      long runs  compacted at 85% of the context window, down to 40% · told to wrap up at 80% of a limit
       caps       command output 32MiB · saved outputs 256MiB · /tmp 1GiB · /dev/shm 1GiB · $HOME 1GiB · processes 1024 · turn results 4MiB · tool calls per turn 512
       tools
         read   defaults

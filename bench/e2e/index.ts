@@ -3,13 +3,14 @@
  * against the mock LLM on loopback (zero latency) and prints one Markdown table. The last stdout
  * line is `BENCH_ROWS <json>` for bench/run.ts. Exits 1 when a scenario broke (the CLI exited
  * non-zero, a run did not do what it was scripted to do); a missed target is reported, not fatal.
- * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, long, action).
+ * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, long, compaction, action).
  */
 import { rm } from "node:fs/promises";
 import { actionStart } from "./action-start.ts";
 import { bigOutput } from "./big-output.ts";
 import { buildBundle } from "./bundle.ts";
 import { coldStart } from "./cold-start.ts";
+import { compaction } from "./compaction.ts";
 import { longSession } from "./long-session.ts";
 import { canMeasureRss, GNU_TIME } from "./measure.ts";
 import { parallel } from "./parallel.ts";
@@ -29,6 +30,7 @@ export const RUNS = {
   big: 3,
   long: 1,
   action: 5,
+  compaction: 1,
 };
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<BenchRow[]>> = {
@@ -38,6 +40,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<BenchRow[]>> = {
   parallel: (ctx) => parallel(ctx, { parallel: RUNS.parallel, sequential: RUNS.sequential }),
   big: (ctx) => bigOutput(ctx, RUNS.big),
   long: (ctx) => longSession(ctx, [100, 500]),
+  compaction: (ctx) => compaction(ctx),
   action: (ctx) => actionStart(ctx, RUNS.action),
 };
 

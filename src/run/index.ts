@@ -1,5 +1,13 @@
 export { ALWAYS_PROTECTED, buildTools, caseInsensitiveGlob, protectedPaths } from "./build-tools.ts";
 export { type CompactRunEvent, compactEvent } from "./compact-event.ts";
+export {
+  type CompactionEvent,
+  type Compactor,
+  type CompactorOptions,
+  createCompactor,
+  DEFAULT_COMPACTION_TARGET,
+  DEFAULT_COMPACTION_THRESHOLD,
+} from "./compaction/compactor.ts";
 export { PR_DIFF_FILE, type RunPullRequest } from "./pull-request.ts";
 export { RecordCollector } from "./record.ts";
 export {

@@ -217,7 +217,7 @@ export const taskSchema = z.strictObject({
           ),
         target: fraction
           .optional()
-          .describe("A compaction brings the request down to this fraction of the window. Default: 0.5."),
+          .describe("A compaction brings the request down to this fraction of the window. Default: 0.4."),
       }),
     ])
     .optional()

@@ -93,7 +93,7 @@ export interface CompactionSpec {
   enabled: boolean;
   /** Fraction of the window at which a request is compacted. Default 0.85. */
   threshold: number;
-  /** Fraction of the window a compaction brings the request down to. Default 0.5. */
+  /** Fraction of the window a compaction brings the request down to. Default 0.4. */
   target: number;
 }
 
@@ -177,6 +177,6 @@ export const DEFAULT_TOOLS: readonly KnownToolName[] = ["read", "write", "edit",
 /** Default `limits.wind_down`: the model is told to wrap up at 80 % of a limit. */
 export const DEFAULT_WIND_DOWN_AT = 0.8;
 /** Defaults of `compaction`. */
-export const DEFAULT_COMPACTION: CompactionSpec = { enabled: true, threshold: 0.85, target: 0.5 };
+export const DEFAULT_COMPACTION: CompactionSpec = { enabled: true, threshold: 0.85, target: 0.4 };
 /** Default output directory, relative to the workspace. */
 export const DEFAULT_OUTPUT_DIR = ".agent-run";

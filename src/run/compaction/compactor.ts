@@ -19,6 +19,7 @@ import type {
   TransformContextHook,
   UserMessage,
 } from "../../core/types.ts";
+import { DEFAULT_COMPACTION } from "../../spec/types.ts";
 import { fixedChars, messagesChars, TokenRatio } from "./estimate.ts";
 import { callsById, contentChars, cutResult, PRUNE_MIN_CHARS, prunedResult } from "./prune.ts";
 import {
@@ -30,9 +31,9 @@ import {
 } from "./summary-request.ts";
 
 /** Default `compaction.threshold`: compact when a request reaches 85 % of the window. */
-export const DEFAULT_COMPACTION_THRESHOLD = 0.85;
-/** Default `compaction.target`: a compaction brings the request down to 50 % of the window. */
-export const DEFAULT_COMPACTION_TARGET = 0.5;
+export const DEFAULT_COMPACTION_THRESHOLD = DEFAULT_COMPACTION.threshold;
+/** Default `compaction.target`: a compaction brings the request down to 40 % of the window. */
+export const DEFAULT_COMPACTION_TARGET = DEFAULT_COMPACTION.target;
 
 /** One compaction, as written to events.jsonl. Token counts are the runner's estimates. */
 export interface CompactionEvent {

@@ -1,10 +1,9 @@
 /**
- * The size of a request before it is sent, in characters and then in tokens through a ratio
- * calibrated on the provider's own counts: after each answer, the input tokens it reported (fresh,
- * cached and cache-written) divided by the characters of the request that produced it. So the
- * estimate of the next request is the last reported input plus what was added since, at the same
- * ratio. Until the first answer the ratio is `DEFAULT_TOKENS_PER_CHAR`, which overestimates
- * prose and code alike (the safe side for a window).
+ * The size of a request before it is sent, in characters and then in tokens, calibrated on the
+ * provider's own counts (the input tokens it reported for a request: fresh, cached and
+ * cache-written): the last reported input plus what was added since (see `TokenRatio`). Until the
+ * first answer, characters times `DEFAULT_TOKENS_PER_CHAR`, which overestimates prose and code
+ * alike (the safe side for a window).
  */
 import type { AgentMessage, AnyAgentTool } from "../../core/types.ts";
 import { toolParametersJsonSchema } from "../../core/validate.ts";
@@ -54,35 +53,52 @@ export function fixedChars(systemPrompt: string, tools: AnyAgentTool[]): number 
   return systemPrompt.length + toolChars;
 }
 
-/** A tokens-per-character ratio learnt from the provider's counts. */
+/**
+ * Tokens from characters, learnt from the provider's counts: the estimate of a request is the
+ * last counted request's tokens plus what was added (or taken out) since, at the density of what
+ * changed between the last two counted requests (the system prompt and the tool definitions, often
+ * denser, cancel out). Before any count: characters times `DEFAULT_TOKENS_PER_CHAR`.
+ */
 export class TokenRatio {
   #ratio = DEFAULT_TOKENS_PER_CHAR;
-  #calibrated = false;
+  #base: { chars: number; tokens: number } | undefined;
 
+  /** Tokens per character of what changes between requests. */
   get value(): number {
     return this.#ratio;
-  }
-
-  /** Whether an answer has calibrated the ratio yet. */
-  get calibrated(): boolean {
-    return this.#calibrated;
   }
 
   /** A request of `chars` characters was counted as `tokens` input tokens. */
   observe(chars: number, tokens: number): void {
     if (!(chars > 0) || !(tokens > 0)) return;
-    this.#ratio = clamp(tokens / chars);
-    this.#calibrated = true;
+    const base = this.#base;
+    if (!base) this.#ratio = clamp(tokens / chars);
+    else {
+      const changed = chars - base.chars;
+      const counted = tokens - base.tokens;
+      // A small change says little about the density (a stub, a short reply): keep the last one.
+      if (Math.abs(changed) >= MIN_SAMPLE_CHARS && Math.sign(changed) === Math.sign(counted)) {
+        this.#ratio = clamp(counted / changed);
+      }
+    }
+    this.#base = { chars, tokens };
   }
 
   tokens(chars: number): number {
-    return Math.ceil(chars * this.#ratio);
+    const base = this.#base;
+    if (!base) return Math.ceil(chars * this.#ratio);
+    return Math.max(0, Math.ceil(base.tokens + (chars - base.chars) * this.#ratio));
   }
 
   chars(tokens: number): number {
-    return Math.floor(tokens / this.#ratio);
+    const base = this.#base;
+    if (!base) return Math.floor(tokens / this.#ratio);
+    return Math.max(0, Math.floor(base.chars + (tokens - base.tokens) / this.#ratio));
   }
 }
+
+/** Characters a change between two counted requests must span to calibrate the density. */
+const MIN_SAMPLE_CHARS = 2000;
 
 function clamp(ratio: number): number {
   return Math.min(MAX_TOKENS_PER_CHAR, Math.max(MIN_TOKENS_PER_CHAR, ratio));

@@ -32,13 +32,13 @@ export function callsById(messages: readonly AgentMessage[]): Map<string, ToolCa
 export function prunedResult(result: ToolResultMessage, call: ToolCall | undefined): ToolResultMessage {
   const args = call ? clip(JSON.stringify(call.arguments) ?? "{}", STUB_ARGS_CHARS) : "(arguments unknown)";
   const size = contentChars(result).toLocaleString("en-US");
-  const what = result.isError ? "an error of" : "a result of";
+  const what = result.isError ? "error" : "result";
   return {
     ...result,
     content: [
       {
         type: "text",
-        text: `[pruned to fit the context window: ${what} ${size} characters from ${result.toolName} ${args}; call it again if you need it]`,
+        text: `[${what} pruned for room: ${result.toolName} ${args}, ${size} chars; call again to see it]`,
       },
     ],
   };
