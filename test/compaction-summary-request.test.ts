@@ -139,7 +139,10 @@ test("a compacted run's transcript keeps its summary; resumed, the next summary 
   const dir = await tempWorkspace({ "task.yml": `model: ${model}\nprompt: ${TASK}\ntools: [read]\n` });
   await mkdir(path.join(dir, "docs"));
   for (let i = 0; i < TURNS; i++) await writeFile(path.join(dir, fileName(i)), fileText(i, 2048));
-  const first = await runCli([path.join(dir, "task.yml"), "--max-turns", "14"], { cwd: dir, env: mockEnv(mock.url) });
+  const first = await runCli([path.join(dir, "task.yml"), "--max-turns", "14"], {
+    cwd: dir,
+    env: mockEnv(mock.url),
+  });
   expect(first.code).toBe(3);
   expect(mock.requests.filter(isSummaryRequest).length).toBeGreaterThan(0);
   const transcript = JSON.parse(await readFile(path.join(dir, ".agent-run", "transcript.json"), "utf8")) as {
@@ -149,7 +152,10 @@ test("a compacted run's transcript keeps its summary; resumed, the next summary 
   expect(String(transcript.messages[1]?.content).startsWith(SUMMARY_MARKER)).toBe(true);
 
   const before = mock.requests.length;
-  const second = await runCli([path.join(dir, "task.yml"), "--resume", ".agent-run"], { cwd: dir, env: mockEnv(mock.url) });
+  const second = await runCli([path.join(dir, "task.yml"), "--resume", ".agent-run"], {
+    cwd: dir,
+    env: mockEnv(mock.url),
+  });
   expect(second.code).toBe(0);
   const resumed = mock.requests.slice(before);
   expect(JSON.stringify(conversation(resumed[0] as RecordedRequest)[1])).toContain(SUMMARY_MARKER);

@@ -32,7 +32,6 @@ import { cliEnv, tempWorkspace } from "./workspace.ts";
 
 const WINDOW = 32_000;
 const SESSION: LongSession = { turns: 80, editEvery: 10 };
-const MODEL = "anthropic:claude-haiku-5-5";
 
 interface Outcome {
   requests: RecordedRequest[];
