@@ -61,6 +61,16 @@ describe("repeated failing calls", () => {
     expect(r.told.every((n) => n === 0)).toBe(true);
   }, 30_000);
 
+  test("copies of a failing call in one message count once: the model had seen none of them fail", async () => {
+    const six: MockReply = {
+      toolCalls: Array.from({ length: 6 }, () => ({ name: "read", arguments: { path: "missing.txt" } })),
+    };
+    const r = await runScript([six, six, read("other.txt")]);
+    expect(r.result.code).toBe(0);
+    expect(r.told.every((n) => n === 0)).toBe(true);
+    expect(r.usage.conclusion).toBe("success");
+  }, 30_000);
+
   test("the same arguments in another key order are the same call; a blocked call counts too", async () => {
     const blocked: MockReply = { toolCalls: [{ name: "read", arguments: { path: "secret.env", limit: 5 } }] };
     const reordered: MockReply = {

@@ -282,7 +282,8 @@ async function runTurn(run: LoopRun): Promise<TurnResult | LoopEnd> {
       if (result.addedToolNames) activateTools(state, config.availableTools, result.addedToolNames);
       if (ends) terminate = true;
       const call = toolCalls[i];
-      const verdict = call && run.repeats ? run.repeats.observe(call, result) : { kind: "ok" as const };
+      const verdict =
+        call && run.repeats ? run.repeats.observe(call, result, run.turns) : { kind: "ok" as const };
       if (verdict.kind === "warn") repeatNotice = verdict.notice;
       if (verdict.kind === "fail") repeatedFailure ??= verdict.reason;
     }

@@ -14,17 +14,20 @@ export type RepeatVerdict =
 /**
  * Counts the same failing call made again and again: the same tool, the same arguments (key order
  * ignored) and the same error text, one after the other in call order. Any other call, or the same
- * one succeeding, starts the count over. Pure; one guard per prompt.
+ * one succeeding, starts the count over. Copies of a call within one turn (one assistant message)
+ * count once: the model wrote them before it saw any of them fail, so they are not a repeat (400
+ * identical calls blocked by caps.turn_tool_calls are one). Pure; one guard per prompt.
  */
 export function createRepeatGuard(limits: RepeatedFailureLimits = {}): {
-  observe(call: ToolCall, result: ToolResultMessage): RepeatVerdict;
+  observe(call: ToolCall, result: ToolResultMessage, turn: number): RepeatVerdict;
 } {
   const warnAt = limits.warnAt ?? DEFAULT_REPEAT_WARN_AT;
   const failAt = limits.failAt ?? DEFAULT_REPEAT_FAIL_AT;
   let last = "";
+  let lastTurn = -1;
   let count = 0;
   return {
-    observe(call, result) {
+    observe(call, result, turn) {
       if (!result.isError) {
         last = "";
         count = 0;
@@ -32,8 +35,10 @@ export function createRepeatGuard(limits: RepeatedFailureLimits = {}): {
       }
       const error = result.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
       const key = `${call.name}\u0000${stableJson(call.arguments)}\u0000${error}`;
+      if (key === last && turn === lastTurn) return { kind: "ok" };
       count = key === last ? count + 1 : 1;
       last = key;
+      lastTurn = turn;
       const what = `${call.name} ${clip(stableJson(call.arguments), 200)}`;
       if (count >= failAt) {
         const firstLine = clip(error.trim().split("\n", 1)[0] ?? "", 200);
