@@ -149,6 +149,16 @@ describe("--resume", () => {
       (_checkout: string, artifact: string) => sh(artifact, "rm transcript.json"),
       "transcript.json is missing",
     ],
+    [
+      "a transcript.json that is a FIFO",
+      (_checkout: string, artifact: string) => sh(artifact, "rm transcript.json && mkfifo transcript.json"),
+      "transcript.json is a FIFO",
+    ],
+    [
+      "a patch.diff that is a FIFO",
+      (_checkout: string, artifact: string) => sh(artifact, "rm patch.diff && mkfifo patch.diff"),
+      "patch.diff is missing or not a regular file",
+    ],
   ] as const)(
     "%s: exit 2, and the workspace is left as it was",
     { timeout: 60_000 },

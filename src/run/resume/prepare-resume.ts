@@ -68,6 +68,9 @@ export async function prepareResume(dirArg: string, workspace: string, model: Mo
   const dispose = () => rm(temp, { recursive: true, force: true });
   try {
     const patchFile = path.join(temp, OUTPUT_FILES.patch);
+    // A FIFO or a device would hang the copy or fill the disk: only a regular file is taken.
+    if (!(await stat(earlierPatch).catch(() => undefined))?.isFile())
+      refuse("resume_invalid", `${earlierPatch} is missing or not a regular file`);
     try {
       await copyFile(earlierPatch, patchFile);
     } catch (error) {

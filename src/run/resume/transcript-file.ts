@@ -9,7 +9,6 @@
  * whose text held a secret no longer matches its signature: the signature is dropped, and the
  * block goes back as plain text (Anthropic) or not at all (Responses).
  */
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { AgentMessage, AssistantMessage, ToolResultMessage } from "../../core/types.ts";
@@ -18,8 +17,11 @@ import type { Redactor } from "../../output/redact.ts";
 import type { Conclusion } from "../../output/types.ts";
 import type { RunTotals } from "../../output/usage-json.ts";
 import { OUTPUT_FILES } from "../../output/write-outputs.ts";
+import { readInputFile } from "../../system/read-input-file.ts";
 
 export const TRANSCRIPT_FILE = OUTPUT_FILES.transcript;
+/** A transcript is the compacted conversation: far below this even for runs of thousands of turns. */
+const MAX_TRANSCRIPT_BYTES = 512 * 1024 * 1024;
 const FORMAT = "agent-run-transcript";
 const VERSION = 1;
 
@@ -73,12 +75,14 @@ export async function writeTranscript(
 /** Reads and checks `dir/transcript.json`; throws an Error saying what is wrong. */
 export async function readTranscript(dir: string): Promise<TranscriptFile> {
   const file = path.join(dir, TRANSCRIPT_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    throw new Error(`${file} is missing: ${dir} is not the outputs folder of a run that can be resumed`);
+  // Never a plain readFile: a FIFO put there would hang the run before it starts.
+  const read = await readInputFile(file, { maxBytes: MAX_TRANSCRIPT_BYTES });
+  if (!read.ok) {
+    if (read.problem === "not_found")
+      throw new Error(`${file} is missing: ${dir} is not the outputs folder of a run that can be resumed`);
+    throw new Error(`${file} ${read.message}`);
   }
+  const text = read.text;
   let json: unknown;
   try {
     json = JSON.parse(text);
