@@ -142,7 +142,10 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     events.write(compact);
     if (!options.onEvent) return;
     try {
-      options.onEvent(redactor.redactDeep(compact));
+      const returned: unknown = options.onEvent(redactor.redactDeep(compact));
+      // A library user's listener may be async: its rejection is as harmless as a throw, never an
+      // unhandled rejection that would end the caller's process mid-run.
+      if (isThenable(returned)) Promise.resolve(returned).catch(() => {});
     } catch {
       // A failing renderer must not cost the run its outputs; events.jsonl has everything.
     }
@@ -244,4 +247,8 @@ function apiKeyValues(task: LoadedTask, env: NodeJS.ProcessEnv): string[] {
     const value = model.apiKeyEnv === undefined ? undefined : env[model.apiKeyEnv];
     return value === undefined ? [] : [value];
   });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }

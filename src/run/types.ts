@@ -72,7 +72,11 @@ export interface RunTaskOptions {
   secretValues?: string[];
   /** Aborting ends the run as `interrupted`; pass a reason of "SIGINT" or "SIGTERM" to get 130 / 143. */
   signal?: AbortSignal;
-  /** Every event as written to events.jsonl (streaming deltas without the partial message), redacted. */
+  /**
+   * Every event as written to events.jsonl (streaming deltas without the partial message), redacted.
+   * May be async (an async function is a `void` one here): not awaited, and one that throws or
+   * rejects changes nothing.
+   */
   onEvent?: (event: CompactRunEvent) => void;
   /** Link to the run (e.g. the Actions run page), used in the summary. */
   runUrl?: string;
