@@ -65,7 +65,7 @@ hooks:
       block: lock files are generated
   after_tool_call:
     - match: { tool: write, path: "src/**" }
-      run: sed -i 's/var /let /' {{ tool.path }} && echo "fixed {{ tool.path }}"
+      run: sed -i 's/var /let /' {{ tool.path }} && echo fixed {{ tool.path }}
   prepare_next_turn:
     - when: { turn_gte: 3 }
       model: anthropic:claude-haiku-4-5
@@ -93,8 +93,8 @@ describe("spec hooks inside the agent loop", () => {
     const afterFix = JSON.parse(snapshots[2]!.messages).at(-1);
     expect(afterFix.content.map((p: { text: string }) => p.text)).toEqual([
       "wrote src/a.js",
-      "[after_tool_call `sed -i 's/var /let /' src/a.js && echo \"fixed src/a.js\"` exited 0]\nfixed src/a.js\n" +
-        "[after_tool_call `sed -i 's/var /let /' src/a.js && echo \"fixed src/a.js\"` changed src/a.js; read it again before editing it]",
+      "[after_tool_call `sed -i 's/var /let /' src/a.js && echo fixed src/a.js` exited 0]\nfixed src/a.js\n" +
+        "[after_tool_call `sed -i 's/var /let /' src/a.js && echo fixed src/a.js` changed src/a.js; read it again before editing it]",
     ]);
     const sentBack = JSON.parse(snapshots[3]!.messages).at(-1);
     expect(sentBack.role).toBe("user");

@@ -9,7 +9,13 @@ import { createPieceLocator, type Position, positionAt, type SourceMap } from ".
 import type { RawMatch, RawModel } from "./schema.ts";
 import { showText } from "./show-text.ts";
 import { closest } from "./suggest.ts";
-import { parseTemplate, renderTemplate, type TemplateNamespace, type TemplateRef } from "./template.ts";
+import {
+  parseTemplate,
+  quotedReferences,
+  renderTemplate,
+  type TemplateNamespace,
+  type TemplateRef,
+} from "./template.ts";
 import type { CommandTemplate, HookMatch } from "./types.ts";
 
 export type Path = PropertyKey[];
@@ -115,6 +121,17 @@ export function createFieldChecks(
           path: formatPath(origin.path),
           message: issue.message,
           ...extra,
+        });
+      }
+    }
+    if (quote && !("flag" in origin)) {
+      for (const ref of quotedReferences(parsed.parts)) {
+        problems.push({
+          file: map.file,
+          ...locate(ref.index),
+          path: formatPath(origin.path),
+          message: `${ref.raw} stands inside quotes (or a heredoc), where the quotes the runner puts around its value are literal and a value such as $(cmd) runs`,
+          expected: `${ref.raw} as a word of its own, without quotes: the runner quotes the value`,
         });
       }
     }

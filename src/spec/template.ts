@@ -131,6 +131,38 @@ export function commandWord(value: string): string {
   return shellQuote(value.startsWith("-") ? `./${value}` : value);
 }
 
+/**
+ * The references of a hook command that stand where the shell would not read their quoted value
+ * as one plain word: inside `'…'`, `"…"`, `$'…'` or backticks, or after a heredoc starts (`<<`, whose
+ * body expands `$(…)` whatever the quotes). There the runner's quotes are literal characters and
+ * a value such as `$(cmd)` (a file name the model chose, a PR title in `env`) runs as code:
+ * `"{{ tool.path }}"` renders as `"'$(cmd)'"`. Such a template is refused when the task loads.
+ */
+export function quotedReferences(parts: readonly TemplatePart[]): TemplateRef[] {
+  const found: TemplateRef[] = [];
+  // Open quotes, innermost last (a backtick can open inside double quotes and close back to them).
+  const open: ("'" | '"' | "`")[] = [];
+  let heredoc = false;
+  for (const part of parts) {
+    if (typeof part !== "string") {
+      if (open.length > 0 || heredoc) found.push(part);
+      continue;
+    }
+    for (let i = 0; i < part.length && !heredoc; i++) {
+      const c = part[i]!;
+      const inner = open.at(-1);
+      if (inner === "'") {
+        if (c === "'") open.pop();
+      } else if (c === "\\") i++;
+      else if (c === inner) open.pop();
+      else if (c === "`") open.push(c);
+      else if (inner === undefined && (c === "'" || c === '"')) open.push(c);
+      else if (inner === undefined && c === "<" && part[i + 1] === "<" && part[i + 2] !== "<") heredoc = true;
+    }
+  }
+  return found;
+}
+
 /** POSIX shell quoting: safe words stay bare, everything else goes in single quotes. */
 export function shellQuote(value: string): string {
   if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value)) return value;
