@@ -47,6 +47,11 @@ beforeEach(async () => {
     "evil.cjs": 'require("node:fs").writeFileSync("pwned", "node-options");\n',
   };
   for (const [name, content] of Object.entries(files)) await writeFile(path.join(workspace, name), content);
+  // A git template folder the model wrote: its hooks go into every repository made from it.
+  await mkdir(path.join(workspace, "tpl", "hooks"), { recursive: true });
+  await writeFile(path.join(workspace, "tpl", "hooks", "post-checkout"), "#!/bin/sh\ntouch ../pwned\n", {
+    mode: 0o755,
+  });
   await symlink(path.join(ROOT, "node_modules"), path.join(workspace, "node_modules"));
   git("init", "-q", "-b", "main");
   git("-c", "user.email=t@e", "-c", "user.name=t", "add", "src", "package.json", "eslint.config.js");
@@ -181,6 +186,33 @@ const ATTACKS: [string, Attack][] = [
       command: "printf '%s\\n' --config=evil.mjs | xargs npx eslint",
       policy: { allow: [...BRIEF.allow, "printf *"] },
       reason: "is read when it runs (from stdin or a file) and could be an option of eslint",
+      worked: pwned,
+    },
+  ],
+  [
+    "git difftool --extcmd under an allow of `git difftool*` (the `*` names no option)",
+    {
+      command: "git difftool -y --extcmd='touch pwned' HEAD",
+      policy: { allow: ["git difftool*"] },
+      reason: "runs the command it is given as the diff tool",
+      worked: pwned,
+    },
+  ],
+  [
+    "git config --file=<outside> under an allow of `git config*`",
+    {
+      command: "git config --file=../outside/evil.cfg core.pager 'touch pwned'",
+      policy: { allow: ["git config*"] },
+      reason: "writes the configuration file it names, wherever it is",
+      worked: () => existsSync(path.join(outside, "evil.cfg")),
+    },
+  ],
+  [
+    "git clone --template=<a folder the model wrote> under an allow of `git clone*`",
+    {
+      command: "git clone -q --template=tpl . copy",
+      policy: { allow: ["git clone*"] },
+      reason: "copies hooks and configuration from the template folder it names",
       worked: pwned,
     },
   ],

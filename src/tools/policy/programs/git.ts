@@ -75,7 +75,34 @@ const STRATEGY: Record<string, string> = {
 };
 const UPLOAD: Record<string, string> = { "upload-pack": "runs the program it names on the remote side" };
 
+const TEMPLATE = "copies hooks and configuration from the template folder it names";
+const WRITES_CONFIG = {
+  global: "writes the user's git configuration (`~/.gitconfig`), read by every later git outside the run",
+  system: "writes the system's git configuration, read by every later git outside the run",
+  file: "writes the configuration file it names, wherever it is",
+  f: "writes the configuration file it names, wherever it is",
+};
+
+/**
+ * Options of a subcommand that is itself risky: a pattern naming the subcommand (`git difftool*`)
+ * still names none of these, so `git difftool -x cmd` needs `-x` spelled out too.
+ */
 const SUBCOMMAND_RISKS: Record<string, Record<string, string>> = {
+  difftool: {
+    x: "runs the command it is given as the diff tool",
+    extcmd: "runs the command it is given as the diff tool",
+  },
+  config: WRITES_CONFIG,
+  clone: {
+    c: "sets any configuration of the new repository (`core.fsmonitor`, a pager or an alias runs any command)",
+    config:
+      "sets any configuration of the new repository (`core.fsmonitor`, a pager or an alias runs any command)",
+    template: TEMPLATE,
+    u: "runs the program it names on the remote side",
+    "upload-pack": "runs the program it names on the remote side",
+    "separate-git-dir": "writes the repository wherever it names",
+  },
+  init: { template: TEMPLATE, "separate-git-dir": "writes the repository wherever it names" },
   diff: DIFF,
   "diff-files": DIFF,
   "diff-index": DIFF,
