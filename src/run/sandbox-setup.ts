@@ -87,9 +87,11 @@ export interface SetupSandboxInput {
 /** Resolves the spec's `sandbox` mode for this machine and trigger. Throws RunSetupError (exit 2). */
 export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox> {
   const { spec } = input;
-  // Credentials in the workspace's git config are redacted whatever the mode: read tools and
-  // unsandboxed commands can see them.
-  const gitSecrets = (await findGitCredentials(input.workspace)).flatMap((config) => config.secrets);
+  // Credentials in the git configs (the workspace's, the system's, the user's) are redacted
+  // whatever the mode: read tools and unsandboxed commands can see them.
+  const gitSecrets = (await findGitCredentials(input.workspace, input.env)).flatMap(
+    (config) => config.secrets,
+  );
   const none: RunSandbox = { state: "none", notes: [], gitSecrets, dispose: async () => {} };
   const hooks = spec.hooks;
   const runsCommands =

@@ -24,9 +24,12 @@ export interface ScrubbedGitConfig {
  * e.g. the checkout when the workspace is its `packages/app`) and scrubs each. Never rejects: a
  * workspace in no repository gives [].
  */
-export async function findGitCredentials(workspace: string): Promise<ScrubbedGitConfig[]> {
+export async function findGitCredentials(
+  workspace: string,
+  env: Record<string, string | undefined> = {},
+): Promise<ScrubbedGitConfig[]> {
   const dirs = await gitDirs(workspace);
-  const files = new Set<string>();
+  const files = new Set<string>(userGitConfigFiles(env));
   for (const dir of dirs) {
     files.add(path.join(dir, "config"));
     files.add(path.join(dir, "config.worktree"));
@@ -39,10 +42,38 @@ export async function findGitCredentials(workspace: string): Promise<ScrubbedGit
   return out;
 }
 
+/**
+ * The system and global config files git reads besides the repository's, as `env` locates them:
+ * `GIT_CONFIG_SYSTEM` and `/etc/gitconfig` (inside the sandbox git reads the latter whatever the
+ * runner's variables), `GIT_CONFIG_GLOBAL`, `~/.gitconfig` and the XDG one. A self-hosted runner
+ * often keeps a token there (`http.<url>.extraheader`, `url.<with a password>.insteadOf`), and
+ * `/etc` is readable in the sandbox.
+ */
+function userGitConfigFiles(env: Record<string, string | undefined>): string[] {
+  const absolute = (file: string | undefined) => (file && path.isAbsolute(file) ? [file] : []);
+  const xdg = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : undefined;
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : undefined;
+  return [
+    "/etc/gitconfig",
+    ...absolute(env.GIT_CONFIG_SYSTEM),
+    ...absolute(env.GIT_CONFIG_GLOBAL),
+    ...absolute(home && path.join(home, ".gitconfig")),
+    ...absolute(xdg ? path.join(xdg, "git", "config") : home && path.join(home, ".config", "git", "config")),
+  ];
+}
+
 /** Removes `extraheader` entries and URL passwords from a git config's text; returns what was removed. */
 export function scrubGitConfig(text: string): { scrubbed: string; secrets: string[] } {
   const secrets: string[] = [];
   const lines = text.split("\n").map((line) => {
+    // A URL with a password as a subsection: `[url "https://ci:TOKEN@host/"]` (with `insteadOf`).
+    const section = /^(\s*\[[A-Za-z0-9.-]+\s+")([a-z][a-z0-9+.-]*:\/\/)([^/@\s"]+)@(.*)$/i.exec(line);
+    if (section?.[3]) {
+      const [user, password] = section[3].split(":", 2);
+      if (password) secrets.push(decodeSafe(password), section[3]);
+      else return line;
+      return `${section[1]}${section[2]}${user}@${section[4]}`;
+    }
     const entry = /^(\s*)([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!entry) return line;
     const [, indent = "", key = "", raw = ""] = entry;

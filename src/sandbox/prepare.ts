@@ -90,15 +90,17 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     }
   }
 
+  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   const masks: SandboxPolicy["masks"] = [];
   const gitSecrets: string[] = [];
   let n = 0;
-  for (const config of await findGitCredentials(workspace)) {
-    if (config.secrets.length === 0) continue;
+  for (const config of await findGitCredentials(workspace, env)) {
+    gitSecrets.push(...config.secrets);
+    // A config in $HOME is hidden with it (an empty tmpfs): a mask would bring a copy back.
+    if (config.secrets.length === 0 || isInside(config.file, home)) continue;
     const source = path.join(temp, `gitconfig-${n++}`);
     await writeFile(source, config.scrubbed, { mode: 0o444 });
     masks.push({ target: config.file, source });
-    gitSecrets.push(...config.secrets);
   }
   const empty = path.join(temp, "empty");
   await writeFile(empty, "", { mode: 0o444 });
@@ -107,7 +109,6 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     if (file && path.isAbsolute(file) && (await exists(file))) masks.push({ target: file, source: empty });
   }
 
-  const home = env.HOME && path.isAbsolute(env.HOME) ? env.HOME : os.homedir();
   const runnerTemp = env.RUNNER_TEMP && path.isAbsolute(env.RUNNER_TEMP) ? [env.RUNNER_TEMP] : [];
   const hide: string[] = [];
   for (const dir of runnerTemp) if (await exists(dir)) hide.push(dir);
