@@ -216,6 +216,15 @@ const ATTACKS: [string, Attack][] = [
       worked: pwned,
     },
   ],
+  [
+    "zip -TT <command> under an allow of `zip *`",
+    {
+      command: "zip -q -T -TT 'touch pwned #' src.zip src/a.js",
+      policy: { allow: ["zip *"] },
+      reason: "tests the archive with a command",
+      worked: pwned,
+    },
+  ],
 ];
 
 describe("attacks through allowed commands, really run", () => {

@@ -2,7 +2,7 @@
  * Common Unix tools that run commands or write files through their options: rg (`--pre`,
  * `--hostname-bin`), sort (`--compress-program`, `-o`, `-T`), tar (`--to-command`,
  * `--use-compress-program`, `--checkpoint-action`, `-C`), make (`-f`, `-C`, `--eval`, variable
- * overrides), pytest (`-p`, `-c`, `-o`); curl, wget and rsync are in transfer.ts. find and fd are in find.ts, sed and awk in sed-awk.ts.
+ * overrides), pytest (`-p`, `-c`, `-o`), zip (`-TT`, `--unzip-command`); curl, wget and rsync are in transfer.ts. find and fd are in find.ts, sed and awk in sed-awk.ts.
  */
 import { type OptionTable, scanOptions } from "../options.ts";
 import { emptyAnalysis, isDynamic } from "../types.ts";
@@ -109,6 +109,18 @@ const TOOLS: Record<string, UnixTool> = {
       },
     },
     writes: ["f", "file"],
+  },
+  zip: {
+    table: {
+      program: "zip",
+      values: ["TT", "unzip-command", "b", "temp-path", "O", "output-file", "n", "suffixes", "t", "tt"],
+      risky: {
+        // `-TT cmd` is one option to zip, read here as `-T` twice: either letter counts.
+        T: "tests the archive with a command (`-TT cmd`, `--unzip-command`), which can be any command",
+        TT: "tests the archive with the command it names, which can be any command",
+        "unzip-command": "tests the archive with the command it names, which can be any command",
+      },
+    },
   },
   make: {
     table: {
