@@ -151,14 +151,24 @@ describe.each(formats)("$name faults", ({ name, model }) => {
   });
 
   test("aborting ends the stream with stopReason aborted, promptly", async () => {
-    mock = await startMockLlm({ script: [{ ...ok, stallMs: 10_000 }] });
+    const server = await startMockLlm({ script: [{ ...ok, stallMs: 10_000 }] });
+    mock = server;
     const controller = new AbortController();
-    const provider = createProvider(model, { env: mockEnv(mock.url) });
-    setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
+    const provider = createProvider(model, { env: mockEnv(server.url) });
+    // Aborted once the request is in the server's hands (a fixed delay could land before the
+    // SDK's lazy import is done on a loaded machine, and then no request was ever made).
+    let inFlightAt = 0;
+    const poll = setInterval(() => {
+      if (server.requests.length === 0) return;
+      clearInterval(poll);
+      inFlightAt = Date.now();
+      controller.abort();
+    }, 10);
     const { message } = await collect(provider.stream(streamRequest(model, { signal: controller.signal })));
+    clearInterval(poll);
     expect(message.stopReason).toBe("aborted");
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(inFlightAt).toBeGreaterThan(0);
+    expect(Date.now() - inFlightAt).toBeLessThan(5000);
     expect(mock.requests).toHaveLength(1);
   });
 });
