@@ -151,6 +151,7 @@ describe("dist/index.js as a workflow step", { timeout: 60_000 }, () => {
       "comment-url": comment.html_url,
       "review-url": "",
       "patch-withheld": "false",
+      result: "",
     });
     expect(await readFile(first.outputs.patch!, "utf8")).toContain("+hello from the agent");
     const summary = await readFile(first.outputs.summary!, "utf8");

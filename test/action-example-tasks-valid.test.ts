@@ -8,7 +8,13 @@ const files = (await readdir(dir)).filter((f) => f.endsWith(".yml")).sort();
 
 describe("example task specs of the action's workflows", () => {
   test("the four the workflows reference exist", () => {
-    expect(files).toEqual(["lint-autofix.yml", "long-refactor.yml", "package-task.yml", "pr-review.yml"]);
+    expect(files).toEqual([
+      "lint-autofix.yml",
+      "long-refactor.yml",
+      "package-task.yml",
+      "pr-review-verdict.yml",
+      "pr-review.yml",
+    ]);
   });
 
   test.for(files)("%s is a valid task spec", async (file) => {

@@ -12,6 +12,7 @@ const NAMED_IN_ISSUE = [
   "issue-to-pr.yml",
   "lint-autofix.yml",
   "monorepo-matrix.yml",
+  "pr-review-verdict.yml",
   "pr-review.yml",
   "resume-after-timeout.yml",
 ];
@@ -20,13 +21,14 @@ const NAMED_IN_ISSUE = [
 const ALLOWED_WRITES: Record<string, string[]> = {
   "lint-autofix.yml": ["contents", "pull-requests"],
   "pr-review.yml": ["pull-requests"],
+  "pr-review-verdict.yml": ["pull-requests"],
   "issue-to-pr.yml": ["contents", "pull-requests"],
   "monorepo-matrix.yml": ["contents", "pull-requests"],
   "resume-after-timeout.yml": ["contents", "pull-requests"],
 };
 
 describe("example workflows", () => {
-  test("the four of the issue exist, and the resumed job of issue 14", () => {
+  test("the four of the issue exist, the resumed job of issue 14 and the verdict review (output_schema)", () => {
     expect(files).toEqual(NAMED_IN_ISSUE);
   });
 

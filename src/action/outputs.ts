@@ -14,6 +14,7 @@ export const OUTPUT_NAMES = [
   "comment-url",
   "review-url",
   "patch-withheld",
+  "result",
 ] as const;
 
 export type OutputName = (typeof OUTPUT_NAMES)[number];
@@ -21,7 +22,8 @@ export type OutputName = (typeof OUTPUT_NAMES)[number];
 /**
  * `changed-files` is one path a line; `cost-usd` has up to 6 decimals and is empty when unknown;
  * `comment-url` is empty when no comment was posted. When the patch held a secret, `patch` is
- * empty and `patch-withheld` is "true" (else "false").
+ * empty and `patch-withheld` is "true" (else "false"). `result` is the structured result
+ * (`output_schema`) as compact JSON, empty when the run did not end with one.
  */
 export function actionOutputs(result: ActionRunResult, commentUrl = ""): Record<OutputName, string> {
   return {
@@ -36,6 +38,7 @@ export function actionOutputs(result: ActionRunResult, commentUrl = ""): Record<
     "comment-url": commentUrl,
     "review-url": "",
     "patch-withheld": result.patchHadSecret ? "true" : "false",
+    result: result.result === undefined ? "" : JSON.stringify(result.result),
   };
 }
 

@@ -92,6 +92,7 @@ async function execute(request: RunRequest, signal: AbortSignal): Promise<RunRep
       summaryMarkdown: result.summaryMarkdown,
       patchHadSecret: result.patchHadSecret,
       ...(result.review && { review: result.review }),
+      ...(result.result !== undefined && { result: result.result }),
     };
     return { type: "result", result: reply };
   } catch (error) {

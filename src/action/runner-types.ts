@@ -10,7 +10,7 @@ export type ActionRunResult = Pick<
   RunResult,
   "conclusion" | "exitCode" | "reason" | "outputs" | "changedFiles" | "costUsd" | "turns" | "summaryMarkdown"
 > &
-  Partial<Pick<RunResult, "patchHadSecret" | "review">>;
+  Partial<Pick<RunResult, "patchHadSecret" | "review" | "result">>;
 
 export type ActionRunOptions = Pick<
   RunTaskOptions,

@@ -20,7 +20,7 @@ export type CliCommand =
   | { kind: "help" }
   | { kind: "version" }
   | { kind: "schema" }
-  | ({ kind: "validate"; taskFile: string; vars: Record<string, string> } & TaskOverrides)
+  | ({ kind: "validate"; taskFile: string; vars: Record<string, string>; mcp: boolean } & TaskOverrides)
   | ({
       kind: "run";
       taskFile: string;
@@ -44,7 +44,8 @@ Usage:
   agent-run <task.yml> [options]     run the task
   agent-run validate <task.yml> [options]
                                      check the spec (with the options but --record and --json) and
-                                     show the effective configuration; calls no model
+                                     show the effective configuration; calls no model; with --mcp,
+                                     also start its MCP servers and list their tools
   agent-run schema                   print the task spec's JSON Schema
   agent-run --help | --version
 
@@ -110,8 +111,9 @@ export function parseCli(argv: string[]): CliCommand {
       if (values[flag] !== undefined)
         throw new UsageError(`'validate' runs nothing, so --${flag} does not apply to it`);
     }
-    return { kind: "validate", taskFile: second, vars, ...overrides };
+    return { kind: "validate", taskFile: second, vars, mcp: values.mcp === true, ...overrides };
   }
+  if (values.mcp) throw new UsageError("--mcp is an option of 'agent-run validate'");
   if (!first) throw new UsageError("missing the task file: agent-run <task.yml>");
   if (second !== undefined) throw new UsageError(`unexpected argument '${second}'`);
   return {
@@ -137,6 +139,7 @@ const OPTIONS = {
   record: { type: "string" },
   resume: { type: "string" },
   json: { type: "boolean" },
+  mcp: { type: "boolean" },
   "max-turns": { type: "string" },
   "max-cost": { type: "string" },
   timeout: { type: "string" },

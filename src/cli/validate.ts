@@ -18,12 +18,15 @@ import type { TaskOverrides } from "./args.ts";
 export interface ValidateOptions extends TaskOverrides {
   taskFile: string;
   vars: Record<string, string>;
+  /** Also start the task's MCP servers and list their tools. */
+  mcp?: boolean;
 }
 
 /**
  * `agent-run validate`: parse, check and describe a task without calling a model, with the flags
  * a run would be given applied the way the run applies them (`--model`, `--prompt`, `--var`,
- * `--cwd`, `--out`, `--replay`, the limits), so what it calls valid is what would run.
+ * `--cwd`, `--out`, `--replay`, the limits), so what it calls valid is what would run. With `mcp`,
+ * it also starts the task's MCP servers as a run would and lists their tools.
  */
 export async function validateCommand(options: ValidateOptions): Promise<number> {
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -65,6 +68,11 @@ export async function validateCommand(options: ValidateOptions): Promise<number>
       description += `\nreplay     ${options.replay}  (${turns} turn${turns === 1 ? "" : "s"}; no model is called)`;
     }
     process.stdout.write(`${description}\n`);
+    if (options.mcp && errors.length === 0) {
+      // Started as a run would start them; one that cannot start is the run's exit 2 too.
+      const { listMcpTools } = await import("../run/mcp-list.ts");
+      process.stdout.write(`${await listMcpTools(task, workspace !== undefined ? { workspace } : {})}\n`);
+    }
     if (warnings.length > 0)
       process.stdout.write(`\nwarnings:\n${formatSpecProblems(warnings, { color })}\n`);
     if (errors.length > 0) {

@@ -169,6 +169,9 @@ export interface AgentToolResult<T = unknown> {
 
 export type AgentToolUpdateCallback<T = unknown> = (partialResult: AgentToolResult<T>) => void;
 
+/** The outcome of `AgentTool.validateArguments`: the value to run with, or what is wrong, for the model. */
+export type ToolArgumentsCheck = { ok: true; value: unknown } | { ok: false; message: string };
+
 /** A JSON Schema object describing a tool's parameters. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -189,6 +192,11 @@ export interface AgentTool<TParams = unknown, TDetails = unknown> {
   ): Promise<AgentToolResult<TDetails>>;
   /** Normalise raw arguments (e.g. old parameter names) before validation. */
   prepareArguments?(args: unknown): unknown;
+  /**
+   * Checks the (prepared) arguments instead of `parameters`: for tools whose JSON Schema is checked
+   * by a validator of their own (an MCP server's tools, the structured result). Must not throw.
+   */
+  validateArguments?(args: unknown): ToolArgumentsCheck;
   /** Overrides the agent's execution mode for calls to this tool. */
   executionMode?: ToolExecutionMode;
 }

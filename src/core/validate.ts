@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorText } from "./errors.ts";
-import type { AnyAgentTool, JsonSchema, ToolParameters } from "./types.ts";
+import type { AnyAgentTool, JsonSchema, ToolArgumentsCheck, ToolParameters } from "./types.ts";
 
 function isZodSchema(parameters: ToolParameters): parameters is z.ZodType {
   return typeof (parameters as { safeParse?: unknown }).safeParse === "function";
@@ -35,11 +35,12 @@ export function toolParametersJsonSchema(tool: AnyAgentTool): JsonSchema {
   return schema;
 }
 
-export type ValidationOutcome = { ok: true; value: unknown } | { ok: false; message: string };
+export type ValidationOutcome = ToolArgumentsCheck;
 
 /**
- * Checks raw arguments against a tool's schema (after its `prepareArguments`). The message lists
- * every problem with its path, written for the model to correct its call.
+ * Checks raw arguments against a tool's schema (after its `prepareArguments`), or with the tool's own
+ * `validateArguments` when it has one. The message lists every problem with its path, written for
+ * the model to correct its call.
  */
 export function validateToolArguments(tool: AnyAgentTool, args: unknown): ValidationOutcome {
   let prepared: unknown;
@@ -48,6 +49,7 @@ export function validateToolArguments(tool: AnyAgentTool, args: unknown): Valida
   } catch (error) {
     return { ok: false, message: `Could not prepare arguments: ${errorText(error)}` };
   }
+  if (tool.validateArguments) return tool.validateArguments(prepared);
   const parsed = zodSchemaOf(tool.parameters).safeParse(prepared);
   if (parsed.success) return { ok: true, value: parsed.data };
   const lines = parsed.error.issues.map((issue) => {

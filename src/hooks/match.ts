@@ -4,7 +4,8 @@ import { locateToolPath } from "../tools/workspace-path.ts";
 
 /**
  * Whether a rule's `match` selects a tool call. Every given field must hold; no `match` selects
- * every call. `path` is a picomatch glob over the call's `path` argument normalised as the tools
+ * every call. `tools` are names or globs over the name the model calls (`mcp__github__*`, see
+ * `toolMatches`). `path` is a picomatch glob over the call's `path` argument normalised as the tools
  * do (see `callPaths`): it matches when it matches the path as named or where it really leads
  * through symlinks (a glob without `/` matches the file name at any depth, as in .gitignore); a
  * call without a `path` argument never matches it. `command` matches bash's `command` (see
@@ -17,7 +18,7 @@ export function matchesCall(
   workspace: string,
 ): boolean {
   if (!match) return true;
-  if (match.tools && !(match.tools as string[]).includes(toolName)) return false;
+  if (match.tools && !match.tools.some((pattern) => toolMatches(pattern, toolName))) return false;
   if (match.path !== undefined) {
     const targets = callPaths(args, workspace);
     if (targets === undefined) return false;
@@ -29,6 +30,16 @@ export function matchesCall(
     if (command === undefined || !commandMatches(match.command, command)) return false;
   }
   return true;
+}
+
+/**
+ * Whether a tool name matches a pattern of `match.tool`: the name itself, or a glob where `*` is any
+ * run of characters and `?` one (tool names hold no `/`, so there is nothing else to match).
+ */
+export function toolMatches(pattern: string, toolName: string): boolean {
+  if (!/[*?]/.test(pattern)) return pattern === toolName;
+  const source = [...pattern].map((c) => (c === "*" ? ".*" : c === "?" ? "." : escapeRegex(c))).join("");
+  return new RegExp(`^${source}$`, "s").test(toolName);
 }
 
 /**

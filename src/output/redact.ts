@@ -1,8 +1,8 @@
 /**
  * Secret redaction for every output (events, summary, patch, usage, terminal) and every request to
  * the model. A secret is the value of a credential-looking environment variable, an `extra` value,
- * or one `add`ed later (e.g. from `::add-mask::`). Each is also matched in its JSON-escaped,
- * URL-encoded and base64 forms (base64 also inside the base64 of a longer text, at any of the
+ * or one `add`ed later (e.g. from `::add-mask::`). Each is also matched in its JSON-escaped (once
+ * and twice), URL-encoded and base64 forms (base64 also inside the base64 of a longer text, at any of the
  * three offsets: see `base64Cores`, and across the line breaks of base64 wrapped at 76 or 64
  * characters), and each line of a multi-line secret on its own. All forms
  * are matched by one combined regular expression, longest first, so a long text is scanned once
@@ -88,7 +88,10 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 }
 
 function formsOf(secret: string): string[] {
-  const forms = [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)];
+  const json = JSON.stringify(secret).slice(1, -1);
+  // JSON of JSON too: a tool printing a secret JSON-escaped (`JSON.stringify(process.env)`) lands
+  // in events.jsonl escaped twice, as events are redacted once serialised.
+  const forms = [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret)];
   const bytes = Buffer.from(secret, "utf8");
   const base64 = bytes.toString("base64");
   forms.push(base64, base64.replace(/=+$/, ""), bytes.toString("base64url"));

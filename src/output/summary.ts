@@ -1,11 +1,12 @@
 /**
- * `summary.md`, the PR comment body: conclusion, task, files changed, the patch (collapsed, cut to
+ * `summary.md`, the PR comment body: conclusion, task, the structured result, files changed, the patch (collapsed, cut to
  * fit), usage, tool calls, blocked calls, hook failures and the model's last message. Every piece of
  * text that came from the model, a file or a hook goes through ./markdown.ts, so it cannot break the
  * layout, ping anyone or inject HTML.
  */
 import { formatCost, formatCount, formatDuration } from "../core/format.ts";
 import { codeSpan, escapeInline, fencedBlock, inlineWithCode, quoteMarkdown } from "./markdown.ts";
+import { resultSection } from "./result-section.ts";
 import type { Conclusion, HookRuns, RunRecord, WorkspaceDiff } from "./types.ts";
 import { costUsd, runTotals } from "./usage-json.ts";
 
@@ -47,7 +48,12 @@ export function renderSummary(
   options: RenderSummaryOptions = {},
 ): string {
   const maxChars = options.maxChars ?? GITHUB_COMMENT_LIMIT;
-  const head = [headSection(record), notesSection(record), changesSection(diff, options.diffError)]
+  const head = [
+    headSection(record),
+    notesSection(record),
+    resultSection(record.result),
+    changesSection(diff, options.diffError),
+  ]
     .filter((section) => section !== "")
     .join("\n\n");
   const tail = [

@@ -88,6 +88,8 @@ export interface RunRecord {
    * summary count both. The other fields of the record are this run's own.
    */
   resumedFrom?: ResumedRun;
+  /** The structured result (`output_schema`) of a run that succeeded with one, as in result.json. */
+  result?: unknown;
 }
 
 /** An earlier run a run resumed, as its transcript.json told. */

@@ -15,6 +15,8 @@ export const OUTPUT_FILES = {
   events: "events.jsonl",
   /** What `--resume` reads (src/run/resume/transcript-file.ts). */
   transcript: "transcript.json",
+  /** The structured result of a task with `output_schema`, written only when the run succeeded. */
+  result: "result.json",
 } as const;
 
 export interface WriteOutputsInput {

@@ -11,6 +11,7 @@ import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
+import { requireResult } from "./result-state.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
@@ -109,7 +110,7 @@ function createAgent(ctx: RunContext): Agent {
     model: modelLabel(spec.model),
     workspace,
     outputDir: ctx.outputs.dir,
-    tools: specTools.map((tool) => tool.name),
+    tools: [...specTools.map((tool) => tool.name), ...ctx.mcpTools.map((tool) => tool.name)],
     execution: spec.execution,
     startedAt: new Date(ctx.started).toISOString(),
   });
@@ -134,6 +135,9 @@ function createAgent(ctx: RunContext): Agent {
       emit,
     });
   }
+  // submit_result runs the spec's before_stop checks too; with a schema, stopping needs a result.
+  ctx.stopChecks = hooks.beforeStop;
+  const beforeStop = ctx.result ? requireResult(ctx.result, hooks.beforeStop) : hooks.beforeStop;
   const beforeToolCall = withCommandPolicy(
     spec.tools,
     // In the sandbox the git config is a copy without credentials; the guard is for file tools outside it.
@@ -168,6 +172,7 @@ function createAgent(ctx: RunContext): Agent {
     ),
     ...(ctx.compactor && { transformContext: ctx.compactor.transformContext }),
     ...(ctx.resume && { messages: ctx.resume.messages }),
+    ...(beforeStop !== undefined && { beforeStop }),
     limits: {
       ...spec.limits,
       ...(options.maxTurns !== undefined && { maxTurns: options.maxTurns }),

@@ -9,6 +9,7 @@ import {
   type ResumedRun,
   redactFilesIn,
   runTotals,
+  writeFileAtomic,
   writeOutputs,
 } from "../output/index.ts";
 import { loadModelCatalog, modelLabel } from "../providers/index.ts";
@@ -36,13 +37,20 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   // no secret (the commands have ended: the sandbox went with the cleanups).
   await redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), redactor);
 
-  const ended = conclude(
-    ctx.outcome,
-    ctx.crash,
-    ctx.controller.signal.reason,
-    options.signal?.reason,
-    ctx.collector.gaveUp,
-  );
+  const ended = conclude({
+    outcome: ctx.outcome,
+    crash: ctx.crash,
+    abortReason: ctx.controller.signal.reason,
+    externalReason: options.signal?.reason,
+    gaveUp: ctx.collector.gaveUp,
+    ...(ctx.result && { result: ctx.result }),
+  });
+  // The structured result counts only for a run that succeeded with it; like every output, it
+  // keeps no secret.
+  const result =
+    ended.conclusion === "success" && ctx.result?.accepted
+      ? redactor.redactDeep(ctx.result.value)
+      : undefined;
   let diff: WorkspaceDiff = { patch: "", files: [], diffstat: "" };
   let diffError: string | undefined;
   if (ctx.snapshot) {
@@ -88,11 +96,22 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     notes,
     runId: ctx.runId,
     ...(resumedFrom && { resumedFrom }),
+    ...(result !== undefined && { result }),
   });
   const totals = runTotals(record);
   let written: Awaited<ReturnType<typeof writeOutputs>>;
   const costUsd = totals.usage.costUnknown ? null : totals.usage.cost.total;
+  let resultWritten = false;
   try {
+    if (result !== undefined) {
+      resultWritten = await writeResultJson(ctx.outputs.result, result).then(
+        () => true,
+        (error: unknown) => {
+          emit({ type: "warning", message: `result.json could not be written: ${errorText(error)}` });
+          return false;
+        },
+      );
+    }
     written = await writeOutputs(ctx.outputs.dir, {
       record,
       diff,
@@ -119,7 +138,16 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     conclusion: ended.conclusion,
     exitCode: ended.exitCode,
     ...(ended.reason !== undefined && { reason: redactor.redact(ended.reason) }),
-    outputs: ctx.outputs,
+    outputs: {
+      dir: ctx.outputs.dir,
+      patch: ctx.outputs.patch,
+      usage: ctx.outputs.usage,
+      summary: ctx.outputs.summary,
+      events: ctx.outputs.events,
+      transcript: ctx.outputs.transcript,
+      ...(resultWritten && { result: ctx.outputs.result }),
+    },
+    ...(result !== undefined && { result }),
     changedFiles: diff.files.map((file) => file.path),
     costUsd,
     turns: totals.turns,
@@ -185,6 +213,11 @@ function taskText(message: AgentMessage): string {
   return typeof message.content === "string"
     ? message.content
     : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+}
+
+/** result.json: the value as JSON, two-space indented, one newline at the end. */
+async function writeResultJson(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 function firstLine(text: string): string {

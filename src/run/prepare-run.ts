@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../core/errors.ts";
 import type { StreamFunction } from "../core/provider.ts";
-import type { Model } from "../core/types.ts";
+import type { AnyAgentTool, Model } from "../core/types.ts";
 import {
   createEventsWriter,
   createRedactor,
@@ -23,6 +23,7 @@ import { protectedPaths, TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { checkRunPaths } from "./check-run-paths.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
+import { startTaskMcpServers } from "./mcp-setup.ts";
 import { placePullRequestDiff, pullRequestVars } from "./pull-request.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
@@ -61,6 +62,14 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     // The spec's model's SDK loads while the rest is set up (preload).
     ...(replay ? { replay } : { models: taskModels(task), preload: true }),
   });
+  // A schema that does not compile is exit 2 before anything is touched; ajv loads only for it.
+  const ctxHolder: { ctx?: RunContext } = {};
+  const result = spec.outputSchema
+    ? (await import("./submit-result-tool.ts")).createStructuredResult(
+        spec.outputSchema,
+        () => ctxHolder.ctx?.stopChecks,
+      )
+    : undefined;
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
   const paths = await checkRunPaths({ workspace, outDir, record: options.record, env });
@@ -125,6 +134,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     summary: path.join(outDir, OUTPUT_FILES.summary),
     events: path.join(outDir, OUTPUT_FILES.events),
     transcript: path.join(outDir, TRANSCRIPT_FILE),
+    result: path.join(outDir, OUTPUT_FILES.result),
   };
 
   const redactor = createRedactor({
@@ -132,6 +142,44 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     extra: [...sandbox.gitSecrets, ...apiKeyValues(task, env), ...(options.secretValues ?? [])],
   });
   stream = redactRequests(stream, redactor);
+
+  // The runner's tools, then the MCP servers' (started now: one that cannot start is exit 2,
+  // before anything ran), each set of names kept apart from the others.
+  const review = spec.review.inline
+    ? createReviewCollector({
+        workspace,
+        maxComments: spec.review.maxComments,
+        file: path.join(outDir, REVIEW_FILE),
+        redact: redactor.redact,
+        ...(pr && { target: pr.review }),
+      })
+    : undefined;
+
+  const runnerTools: AnyAgentTool[] = [createGiveUpTool()];
+  if (review) runnerTools.push(review.tool);
+  if (result) runnerTools.push(result.tool);
+  const undo = async () => {
+    await sandbox.dispose();
+    await dropSnapshot();
+    await paths.undo();
+    await resume?.dispose();
+  };
+  // A stdio server runs in the workspace and may write there as it starts (a cache, a log): that
+  // is the run's doing, so the snapshot is complete first.
+  if (spec.mcpServers.some((server) => server.transport === "stdio")) await snapshotting.catch(() => {});
+  const mcp = await startTaskMcpServers({
+    spec,
+    workspace,
+    env,
+    sandbox,
+    redactor,
+    taken: new Set([...spec.tools.map((tool) => tool.name), ...runnerTools.map((tool) => tool.name)]),
+  }).catch(async (error: unknown) => {
+    await undo();
+    throw error;
+  });
+  if (mcp) runnerTools.push(...mcp.tools);
+  if (result) await rm(outputs.result, { force: true });
   // One run's events: an earlier run's file in the same folder starts over.
   await writeFile(outputs.events, "");
   const events = createEventsWriter(outputs.events, { redact: redactor.redact });
@@ -151,16 +199,6 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     }
   };
   warn = (message) => emit({ type: "warning", message });
-
-  const review = spec.review.inline
-    ? createReviewCollector({
-        workspace,
-        maxComments: spec.review.maxComments,
-        file: path.join(outDir, REVIEW_FILE),
-        redact: redactor.redact,
-        ...(pr && { target: pr.review }),
-      })
-    : undefined;
 
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? spec.limits.timeoutMs;
@@ -182,11 +220,13 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     emit,
     controller,
     timeoutMs,
-    runnerTools: [createGiveUpTool(), ...(review ? [review.tool] : [])],
+    runnerTools,
     review,
     cleanups: [
       { what: "the sandbox", dispose: () => sandbox.dispose() },
       ...(resume ? [{ what: "the resumed run's patch copy", dispose: () => resume.dispose() }] : []),
+      // After the sandbox in the list, so stopped before it: a server's bwrap goes first.
+      ...(mcp ? [{ what: "the MCP servers", dispose: () => mcp.close() }] : []),
     ],
     snapshotting,
     runId: randomUUID(),
@@ -196,6 +236,9 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     crash: undefined,
     transcript: undefined,
     notes: [...sandbox.notes, ...(resume?.notes ?? [])],
+    mcpTools: mcp?.entries ?? [],
+    result: result?.state,
+    stopChecks: undefined,
   };
   if (review) {
     ctx.cleanups.push({
@@ -207,6 +250,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
       },
     });
   }
+  ctxHolder.ctx = ctx;
   // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
   if (!options.replay) {
     const maxCostUsd = options.maxCostUsd ?? spec.limits.maxCostUsd;

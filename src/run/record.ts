@@ -128,6 +128,7 @@ export class RecordCollector {
       notes?: string[];
       runId?: string;
       resumedFrom?: ResumedRun;
+      result?: unknown;
     },
   ): RunRecord {
     const notes = [...(fields.notes ?? [])];
@@ -157,6 +158,7 @@ export class RecordCollector {
       ...(fields.runId !== undefined && { runId: fields.runId }),
       ...(this.compactions > 0 && { compactions: this.compactions }),
       ...(fields.resumedFrom !== undefined && { resumedFrom: fields.resumedFrom }),
+      ...(fields.result !== undefined && { result: fields.result }),
     };
   }
 }

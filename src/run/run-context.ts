@@ -1,18 +1,20 @@
 import type { AgentRunOutcome } from "../core/events.ts";
 import type { StreamFunction } from "../core/provider.ts";
-import type { AgentMessage, AnyAgentTool } from "../core/types.ts";
+import type { AgentMessage, AnyAgentTool, BeforeStopHook } from "../core/types.ts";
+import type { McpToolEntry } from "../mcp/index.ts";
 import type { EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.ts";
 import type { createRecorder } from "../providers/index.ts";
 import type { LoadedTask, TaskSpec } from "../spec/index.ts";
 import type { Compactor } from "./compaction/compactor.ts";
 import type { RecordCollector } from "./record.ts";
 import type { ResumePlan } from "./resume/prepare-resume.ts";
+import type { StructuredResult } from "./result-state.ts";
 import type { ReviewCollector } from "./review-tool.ts";
 import type { RunSandbox } from "./sandbox-setup.ts";
 import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
 
-/** Absolute paths of the outputs dir and the files in it (DESIGN §5). */
-export type RunOutputPaths = RunResult["outputs"];
+/** Absolute paths of the outputs dir and the files in it (DESIGN §5; `result` for `output_schema`). */
+export type RunOutputPaths = Required<RunResult["outputs"]>;
 
 /**
  * Everything one run carries from `prepareRun` through `executeRun` to `finishRun`. The prepare
@@ -75,4 +77,10 @@ export interface RunContext {
   crash: string | undefined;
   /** Lines for the summary's notes, gathered during the run. */
   readonly notes: string[];
+  /** The task's MCP tools, as the model calls them (also in `runnerTools`). */
+  readonly mcpTools: readonly McpToolEntry[];
+  /** The structured result of a task with `output_schema` (result-state.ts). */
+  readonly result: StructuredResult | undefined;
+  /** The spec's `before_stop` checks, once the execute phase built them; `submit_result` runs them. */
+  stopChecks: BeforeStopHook | undefined;
 }

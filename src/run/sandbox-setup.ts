@@ -1,6 +1,7 @@
 /**
  * Decides, once per run, where the model's tools act: bash, command hooks and the file tools
- * inside bubblewrap (one session, see sandbox/session.ts), or (only when the spec and the trigger
+ * inside bubblewrap (one session, see sandbox/session.ts; each stdio MCP server in a bwrap of its
+ * own), or (only when the spec and the trigger
  * allow it) without a sandbox, and says why in notes for the summary.
  *
  * - `required`: bubblewrap must start, else `RunSetupError("sandbox_unavailable")` (exit 2,
@@ -20,6 +21,7 @@
  */
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
+  bubblewrapCommand,
   createProcessCap,
   createSandboxSession,
   detectSandbox,
@@ -30,6 +32,7 @@ import {
   prepareSandbox,
   RUNNER_COMMAND_FILES,
   sandboxEnv,
+  type WrappableCommand,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
 import type { BashOperations, BashPrepare, FileOperations } from "../tools/index.ts";
@@ -51,6 +54,15 @@ export interface RunSandbox {
   capNote?: string;
   bashPrepare?: SandboxedBashPrepare;
   wrapHookCommand?: CommandWrapper;
+  /**
+   * A stdio MCP server's command in a bwrap of its own (network shared when `network`, or when the
+   * spec's `sandbox_network` is on), its environment allowlisted but for `passThrough`; or, run
+   * unsandboxed, started under the process cap. Undefined: run as is.
+   */
+  wrapServerCommand?: (
+    command: WrappableCommand,
+    options: { network: boolean; passThrough: readonly string[] },
+  ) => WrappableCommand;
   /** The file tools' operations inside the session; undefined: they run in the runner's process. */
   fileOperations?: FileOperations;
   /** Credential values found in the workspace's git config (for the redactor). */
@@ -96,6 +108,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   const hooks = spec.hooks;
   const runsCommands =
     spec.tools.some((tool) => tool.name === "bash") ||
+    spec.mcpServers.some((server) => server.transport === "stdio") ||
     [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
       (rule) => rule.run !== undefined,
     );
@@ -179,6 +192,18 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     gitSecrets: prepared.gitSecrets,
     bashPrepare,
     wrapHookCommand: (command) => prepared.wrapCommand(command),
+    wrapServerCommand: (command, options) => {
+      const policy = {
+        ...prepared.policy,
+        network: prepared.policy.network || options.network,
+        env: sandboxEnv(command.env, { home: prepared.policy.home, passThrough: options.passThrough }),
+      };
+      return {
+        ...bubblewrapCommand(policy, [command.file, ...command.args], command.cwd),
+        cwd: command.cwd,
+        env: policy.env,
+      };
+    },
     ...(usesFiles && { fileOperations: session.fileOperations(input.workspace) }),
     prestart: () => session.prestart(),
     dispose: async () => {
@@ -225,6 +250,7 @@ async function unsandboxed(spec: TaskSpec, gitSecrets: string[], why: string): P
       }
       return { ...command, ...launch(launcher, command.file, command.args) };
     },
+    wrapServerCommand: (command) => ({ ...command, ...launch(launcher, command.file, command.args) }),
   };
 }
 

@@ -105,7 +105,11 @@ export interface RunResult {
   /** DESIGN §4: 0 success, 1 failure, 3 limit, 4 error, 130/143 interrupted. */
   exitCode: number;
   reason?: string;
-  /** Absolute paths of the output files and their folder (`transcript`: what `resume` reads). */
+  /**
+   * Absolute paths of the output files and their folder (`transcript`: what `resume` reads);
+   * `result` (result.json) only when the task has an `output_schema` and the run ended with a
+   * valid result.
+   */
   outputs: {
     dir: string;
     patch: string;
@@ -113,6 +117,7 @@ export interface RunResult {
     summary: string;
     events: string;
     transcript?: string;
+    result?: string;
   };
   changedFiles: string[];
   costUsd: number | null;
@@ -124,6 +129,8 @@ export interface RunResult {
    * longer applies as the agent meant it, and it must not be published or applied.
    */
   patchHadSecret: boolean;
+  /** The structured result (`output_schema`), redacted, when the run succeeded with one: what result.json holds. */
+  result?: unknown;
   /** Where the model's tools acted: in bubblewrap, commands unsandboxed, or no command at all (see `setupSandbox`). */
   sandbox: "sandboxed" | "unsandboxed" | "none";
   /** The review comments the model left (spec `review.inline`), redacted; absent when the tool was not offered. */
@@ -147,7 +154,8 @@ export type RunSetupErrorCode =
   /** `resume`: the earlier patch neither applies to the workspace nor is held by it. */
   | "resume_patch_conflict"
   /** `resume`: the earlier patch held a secret and was redacted, so it cannot be applied. */
-  | "resume_patch_secret";
+  | "resume_patch_secret"
+  | "output_schema_invalid";
 
 /**
  * A run that cannot start (the workspace does not exist, a required sandbox cannot start): a usage

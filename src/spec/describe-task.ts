@@ -4,7 +4,7 @@ import type { Model, ModelPricing } from "../core/types.ts";
 import { modelInfo } from "../providers/model-catalog.ts";
 import { formatBytes } from "../system/caps.ts";
 import { formatSpecDuration } from "./duration.ts";
-import type { HookMatch, LoadedTask, ToolSpec } from "./types.ts";
+import type { HookMatch, LoadedTask, McpServerSpec, ToolSpec } from "./types.ts";
 
 /**
  * The effective configuration of a task, as `agent-run validate` prints it: model, its price and
@@ -35,6 +35,17 @@ export function describeTask(
 
   lines.push("tools");
   for (const tool of spec.tools) lines.push(`  ${tool.name.padEnd(6)} ${toolPolicy(tool)}`);
+
+  if (spec.mcpServers.length > 0) {
+    lines.push("mcp servers (their tools are mcp__SERVER__TOOL; validate --mcp lists them)");
+    const width = Math.max(...spec.mcpServers.map((server) => server.name.length));
+    for (const server of spec.mcpServers)
+      lines.push(`  ${server.name.padEnd(width)}  ${mcpServerText(server)}`);
+  }
+  if (spec.outputSchema) {
+    const from = spec.outputSchema.file ? path.relative(task.dir, spec.outputSchema.file) : "inline";
+    row("result", `submit_result, checked against output_schema (${from}); written to result.json`);
+  }
 
   const { hooks } = spec;
   const count =
@@ -150,6 +161,27 @@ function toolPolicy(tool: ToolSpec): string {
   if (o.maxOutputBytes !== undefined) parts.push(`max ${o.maxOutputBytes} bytes`);
   if (tool.name === "bash" && !o.allow) parts.unshift("any command");
   return parts.join(" · ") || "defaults";
+}
+
+/** A server as written: templates unsubstituted, env and header names only, never a value. */
+function mcpServerText(server: McpServerSpec): string {
+  const parts =
+    server.transport === "stdio"
+      ? [
+          `stdio: ${server.display}`,
+          ...(Object.keys(server.env).length > 0 ? [`env ${Object.keys(server.env).join(", ")}`] : []),
+          ...(server.cwd !== undefined ? [`cwd ${server.cwd}`] : []),
+          server.network ? "network on" : "network off in the sandbox",
+        ]
+      : [
+          `http: ${server.display}`,
+          ...(Object.keys(server.headers).length > 0
+            ? [`headers ${Object.keys(server.headers).join(", ")}`]
+            : []),
+        ];
+  parts.push(server.tools ? `tools ${server.tools.join(", ")}` : "all its tools");
+  parts.push(`timeout ${formatSpecDuration(server.timeoutMs)}`);
+  return parts.join(" · ");
 }
 
 function matchText(match: HookMatch | undefined): string {

@@ -1,8 +1,9 @@
 import path from "node:path";
 import { readInputFile } from "../system/read-input-file.ts";
 import { parseYaml } from "../system/yaml-input.ts";
-import { SpecError, type SpecProblem } from "./errors.ts";
-import { normalizeSpec } from "./normalize.ts";
+import { formatPath, SpecError, type SpecProblem } from "./errors.ts";
+import { type NormalizeOptions, normalizeSpec } from "./normalize.ts";
+import { type ResolvedOutputSchema, resolveOutputSchema } from "./output-schema.ts";
 import { positionAt, positionOf, type SourceMap } from "./positions.ts";
 import { taskSchema } from "./schema.ts";
 import { MAX_SPEC_BYTES } from "./spec-file.ts";
@@ -40,10 +41,16 @@ export async function loadTaskWithSource(
     });
   }
   const { map, value, problems } = parseSpecSource(read.text, file);
-  return { task: taskFrom(map, value, problems, options), source: map };
+  const outputSchema =
+    problems.length > 0 ? undefined : await resolveOutputSchema(value, map, path.dirname(path.resolve(file)));
+  return { task: taskFrom(map, value, problems, options, outputSchema), source: map };
 }
 
-/** Same as `loadTask`, from text already read; `file` names it in problems and sets `dir`. */
+/**
+ * Same as `loadTask`, from text already read; `file` names it in problems and sets `dir`. An inline
+ * `output_schema` is taken as written (the run checks it when it compiles it); a schema file is
+ * read by `loadTask` only.
+ */
 export function parseTask(text: string, file: string, options: LoadTaskOptions = {}): LoadedTask {
   const { map, value, problems } = parseSpecSource(text, file);
   return taskFrom(map, value, problems, options);
@@ -54,6 +61,7 @@ function taskFrom(
   value: unknown,
   yamlProblems: SpecProblem[],
   options: LoadTaskOptions,
+  outputSchema?: ResolvedOutputSchema,
 ): LoadedTask {
   const file = map.file;
   if (yamlProblems.length > 0) throw new SpecError("spec_invalid", yamlProblems);
@@ -71,27 +79,32 @@ function taskFrom(
     ]);
   }
   // zod builds records with plain assignment, which drops this key without a word.
-  const vars = (value as { vars?: unknown }).vars;
-  if (typeof vars === "object" && vars !== null && Object.hasOwn(vars, "__proto__")) {
-    throw new SpecError("spec_invalid", [
-      {
+  const protoKeys = protoKeyPaths(value);
+  if (protoKeys.length > 0) {
+    throw new SpecError(
+      "spec_invalid",
+      protoKeys.map((at) => ({
         file,
-        ...positionAt(map, ["vars", "__proto__"], { key: true }),
-        path: "vars.__proto__",
+        ...positionAt(map, at, { key: true }),
+        path: formatPath(at),
         message: "bad name '__proto__'",
         expected: "a name like my_var (letters, digits, _), other than __proto__",
-      },
-    ]);
+      })),
+    );
   }
   const defaultName = path.basename(file).replace(/\.(ya?ml)$/i, "");
+  const schemaProblems = outputSchema?.problems ?? [];
+  const normalizeOptions: NormalizeOptions = { ...options, ...(outputSchema && { outputSchema }) };
   const parsed = taskSchema.safeParse(value);
   if (!parsed.success) {
     const problems = problemsFromIssues(parsed.error.issues, value, taskSchema, map);
-    problems.push(...problemsInValidSections(value, parsed.error.issues, map, defaultName, options));
+    problems.push(...problemsInValidSections(value, parsed.error.issues, map, defaultName, normalizeOptions));
+    problems.push(...schemaProblems);
     throw new SpecError("spec_invalid", dedupe(problems));
   }
 
-  const { spec, problems } = normalizeSpec(parsed.data, map, defaultName, options);
+  const { spec, problems } = normalizeSpec(parsed.data, map, defaultName, normalizeOptions);
+  problems.push(...schemaProblems);
   if (!spec || problems.length > 0) throw new SpecError("spec_invalid", dedupe(problems));
   return { file: path.resolve(file), dir: path.dirname(path.resolve(file)), name: spec.name, spec };
 }
@@ -159,7 +172,7 @@ function problemsInValidSections(
   issues: readonly { path: PropertyKey[]; code: string; keys?: string[] }[],
   map: SourceMap,
   defaultName: string,
-  options: LoadTaskOptions,
+  options: NormalizeOptions,
 ): SpecProblem[] {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return [];
   const broken = new Set<string>();
@@ -181,6 +194,26 @@ function problemsInValidSections(
       missing !== undefined && (broken.has(missing) || closest(missing, [...broken]) !== undefined);
     return !broken.has(section) && !misspelt && !undefinedVar;
   });
+}
+
+/** The records of a spec whose `__proto__` key zod would drop: vars, mcp_servers and each server's env and headers. */
+function protoKeyPaths(value: unknown): PropertyKey[][] {
+  const out: PropertyKey[][] = [];
+  const check = (record: unknown, at: PropertyKey[]) => {
+    if (typeof record === "object" && record !== null && Object.hasOwn(record, "__proto__"))
+      out.push([...at, "__proto__"]);
+  };
+  const spec = value as { vars?: unknown; mcp_servers?: unknown };
+  check(spec.vars, ["vars"]);
+  check(spec.mcp_servers, ["mcp_servers"]);
+  if (typeof spec.mcp_servers === "object" && spec.mcp_servers !== null) {
+    for (const [name, server] of Object.entries(spec.mcp_servers)) {
+      if (typeof server !== "object" || server === null) continue;
+      check((server as { env?: unknown }).env, ["mcp_servers", name, "env"]);
+      check((server as { headers?: unknown }).headers, ["mcp_servers", name, "headers"]);
+    }
+  }
+  return out;
 }
 
 function dedupe(problems: SpecProblem[]): SpecProblem[] {

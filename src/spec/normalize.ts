@@ -4,6 +4,8 @@ import { DEFAULT_CAPS, type ResourceCaps } from "../system/caps.ts";
 import type { SpecProblem } from "./errors.ts";
 import { createFieldChecks, type FieldChecks, type Path } from "./field-checks.ts";
 import { hooksOf } from "./normalize-hooks.ts";
+import { checkMcpToolPatterns, normalizeMcpServers } from "./normalize-mcp.ts";
+import type { ResolvedOutputSchema } from "./output-schema.ts";
 import type { SourceMap } from "./positions.ts";
 import { type KnownToolName, MODEL_REF_PATTERN, type RawTaskSpec } from "./schema.ts";
 import { showText } from "./show-text.ts";
@@ -15,6 +17,7 @@ import {
   DEFAULT_TOOLS,
   DEFAULT_WIND_DOWN_AT,
   type LoadTaskOptions,
+  type OutputSchemaSpec,
   type TaskSpec,
   type ToolOptions,
   type ToolSpec,
@@ -30,16 +33,21 @@ export function normalizeSpec(
   raw: RawTaskSpec,
   map: SourceMap,
   defaultName: string,
-  options: LoadTaskOptions,
+  options: NormalizeOptions,
 ): { spec?: TaskSpec; problems: SpecProblem[] } {
   const problems: SpecProblem[] = [];
   const vars: Record<string, string> = {};
-  const checks = createFieldChecks(map, vars, options.env ?? process.env, problems);
+  const env = options.env ?? process.env;
+  const checks = createFieldChecks(map, vars, env, problems);
   fillVars(vars, raw, options, checks);
   const { model, thinking } = modelOf(raw, options, checks);
   const { prompt, system } = promptsOf(raw, options, checks);
   const tools = toolsOf(raw, checks);
   const hooks = hooksOf(raw, checks);
+  const mcpServers = normalizeMcpServers(raw.mcp_servers, checks, env, vars);
+  checkMcpToolPatterns(hooks.beforeToolCall, "before_tool_call", mcpServers, checks);
+  checkMcpToolPatterns(hooks.afterToolCall, "after_tool_call", mcpServers, checks);
+  const outputSchema = outputSchemaOf(raw.output_schema, options.outputSchema, checks.report);
   raw.protect?.forEach((pattern, i) => {
     checks.glob(pattern, ["protect", i], "path");
   });
@@ -76,8 +84,33 @@ export function normalizeSpec(
         inline: raw.review?.inline ?? false,
         maxComments: raw.review?.max_comments ?? DEFAULT_REVIEW_MAX_COMMENTS,
       },
+      mcpServers,
+      ...(outputSchema && { outputSchema }),
     },
   };
+}
+
+/** What `normalizeSpec` takes beyond the loader's options: the `output_schema` `loadTask` read. */
+export interface NormalizeOptions extends LoadTaskOptions {
+  outputSchema?: ResolvedOutputSchema;
+}
+
+/**
+ * The spec's `output_schema`: as `loadTask` read and checked it (`resolved`), else an inline one
+ * as written (the run checks it when it compiles it). A file path needs `loadTask`.
+ */
+function outputSchemaOf(
+  raw: RawTaskSpec["output_schema"],
+  resolved: ResolvedOutputSchema | undefined,
+  report: FieldChecks["report"],
+): OutputSchemaSpec | undefined {
+  if (raw === undefined) return undefined;
+  if (resolved) return resolved.spec;
+  if (typeof raw === "object") return { schema: raw };
+  report({ path: ["output_schema"] }, "an output_schema file is read when the task is loaded from a file", {
+    expected: "loadTask(file), or the schema inline",
+  });
+  return undefined;
 }
 
 /** The spec's `vars`, then each `--var` over them (a bad name is reported, not set). */

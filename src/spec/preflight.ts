@@ -142,14 +142,15 @@ export async function checkTask(
     }
   });
 
-  const enabled = new Set(spec.tools.map((t) => t.name));
+  // MCP tools are known once the servers run (`validate --mcp`); their servers were checked.
+  const enabled = new Set<string>(spec.tools.map((t) => t.name));
   for (const [hook, rules] of [
     ["before_tool_call", spec.hooks.beforeToolCall],
     ["after_tool_call", spec.hooks.afterToolCall],
   ] as const) {
     for (const rule of rules) {
       const tools = rule.match?.tools;
-      if (tools && !tools.some((t) => enabled.has(t))) {
+      if (tools && !tools.some((t) => enabled.has(t) || t.startsWith("mcp__"))) {
         warnings.push({
           ...at(["hooks", hook, rule.index, "match", "tool"]),
           message: `this rule can never fire: ${tools.join(", ")} ${tools.length === 1 ? "is" : "are"} not in tools`,

@@ -110,9 +110,25 @@ const toolEntry = z.union([
     .describe("A tool name with its options: `{ bash: { timeout: 120s } }`."),
 ]);
 
+/**
+ * An MCP server's name in `mcp_servers`: letters and digits with single `-` or `_` between them, so
+ * `__` only ever separates the parts of a tool name `mcp__S__T`.
+ */
+export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/;
+/** A hook's pattern for MCP tools: `mcp__github__get_file`, `mcp__github__*`, `mcp__*`. */
+export const MCP_TOOL_PATTERN = /^mcp__[A-Za-z0-9_*?-]+$/;
+
+const toolPattern = z.union([
+  z.enum(KNOWN_TOOLS),
+  z
+    .string()
+    .regex(MCP_TOOL_PATTERN)
+    .describe("An MCP tool as the model sees it, `mcp__SERVER__TOOL`; `*` and `?` are wildcards."),
+]);
+
 const match = z
   .strictObject({
-    tool: z.union([z.enum(KNOWN_TOOLS), z.array(z.enum(KNOWN_TOOLS)).min(1)]).optional(),
+    tool: z.union([toolPattern, z.array(toolPattern).min(1)]).optional(),
     path: glob
       .optional()
       .describe("Glob matched against the call's `path` argument, relative to the workspace."),
@@ -163,6 +179,41 @@ const beforeStopRule = z.strictObject({
   max_attempts: z.int().positive().optional().describe("Default: 3."),
   timeout: duration.optional(),
 });
+
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/);
+const mcpTemplated = z.string().describe("{{ vars.X }} and {{ env.X }} are substituted.");
+
+const mcpServer = z
+  .strictObject({
+    command: nonEmpty
+      .optional()
+      .describe("stdio: the program that runs the server (on PATH, or a path relative to the workspace)."),
+    args: z.array(mcpTemplated).optional().describe("stdio: the program's arguments."),
+    env: z.record(envName, mcpTemplated).optional().describe("stdio: variables set for the server."),
+    cwd: nonEmpty
+      .optional()
+      .describe("stdio: the server's working directory, relative to the workspace. Default: the workspace."),
+    network: z
+      .boolean()
+      .optional()
+      .describe("stdio: whether the server may use the network inside the sandbox. Default: false."),
+    url: nonEmpty.optional().describe("Streamable HTTP: the server's endpoint (http or https)."),
+    headers: z
+      .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/), mcpTemplated)
+      .optional()
+      .describe("Streamable HTTP: headers sent with every request."),
+    tools: z
+      .array(nonEmpty)
+      .min(1)
+      .optional()
+      .describe("Only these of the server's tools are offered (its own names). Default: all."),
+    timeout: duration.optional().describe("Per tool call. Default: 120s."),
+    start_timeout: duration.optional().describe("To start and list the tools. Default: 60s."),
+  })
+  .refine(
+    (server) => (server.command === undefined) !== (server.url === undefined),
+    "a server has either `command` (stdio) or `url` (streamable HTTP)",
+  );
 
 /** The raw task spec schema. Unknown keys are errors at every level. */
 export const taskSchema = z.strictObject({
@@ -283,9 +334,23 @@ export const taskSchema = z.strictObject({
     })
     .optional()
     .describe("Inline review comments (docs/action.md, Inline review)."),
+  mcp_servers: z
+    .record(z.string().regex(MCP_SERVER_NAME_PATTERN), mcpServer)
+    .optional()
+    .describe("MCP servers whose tools the model may call, as mcp__NAME__TOOL (docs/mcp.md)."),
+  output_schema: z
+    .union([
+      nonEmpty.describe("A .json file holding the schema, relative to the task file."),
+      z.record(z.string(), z.unknown()).describe("A JSON Schema."),
+    ])
+    .optional()
+    .describe(
+      "The structured result: the model submits it with the submit_result tool, checked against this JSON Schema; written to result.json.",
+    ),
 });
 
 /** A task file as written, after validation. */
 export type RawTaskSpec = z.infer<typeof taskSchema>;
 export type RawModel = z.infer<typeof modelSchema>;
 export type RawMatch = z.infer<typeof match>;
+export type RawMcpServer = z.infer<typeof mcpServer>;

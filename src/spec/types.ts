@@ -37,7 +37,8 @@ export interface CommandTemplate {
 
 /** Which calls a rule applies to; every given field must match. */
 export interface HookMatch {
-  tools?: KnownToolName[];
+  /** Built-in tool names, and MCP tool names or globs (`mcp__github__*`). */
+  tools?: string[];
   /** picomatch glob against the call's `path` argument, relative to the workspace. */
   path?: string;
   /** Glob against bash's `command`, where `*` matches any text. */
@@ -97,6 +98,60 @@ export interface CompactionSpec {
   target: number;
 }
 
+/** What every MCP server entry has, whatever its transport. */
+interface McpServerCommon {
+  /** The key in `mcp_servers`. */
+  name: string;
+  /** Only these of the server's tools are offered (its own names); undefined: all. */
+  tools?: string[];
+  /** Per tool call, in milliseconds. Default 120 s. */
+  timeoutMs: number;
+  /** To start the server and list its tools, in milliseconds. Default 60 s. */
+  startTimeoutMs: number;
+  /**
+   * Values that reach the server but must reach neither the model nor any output: those taken from
+   * credential-like variables, and every value of a credential-like `env` name or header.
+   */
+  secrets: string[];
+}
+
+/** An MCP server the runner starts and talks to over its stdin and stdout. */
+export interface McpStdioServerSpec extends McpServerCommon {
+  transport: "stdio";
+  command: string;
+  /** Templates substituted. */
+  args: string[];
+  /** Templates substituted. */
+  env: Record<string, string>;
+  /** As written, relative to the workspace; undefined: the workspace. */
+  cwd?: string;
+  /** Whether the server may use the network inside the sandbox. Default false. */
+  network: boolean;
+  /** `command args…` as written, templates unsubstituted: safe to print. */
+  display: string;
+}
+
+/** An MCP server reached over streamable HTTP. */
+export interface McpHttpServerSpec extends McpServerCommon {
+  transport: "http";
+  /** Templates substituted. */
+  url: string;
+  /** Templates substituted. */
+  headers: Record<string, string>;
+  /** The URL as written, templates unsubstituted: safe to print. */
+  display: string;
+}
+
+export type McpServerSpec = McpStdioServerSpec | McpHttpServerSpec;
+
+/** The spec's `output_schema`: the structured result the model submits with `submit_result`. */
+export interface OutputSchemaSpec {
+  /** The JSON Schema as given. */
+  schema: Record<string, unknown>;
+  /** Absolute path of the .json file it was read from; undefined when inline. */
+  file?: string;
+}
+
 /** The normalised task: defaults applied, durations in ms, templates resolved. */
 export interface TaskSpec {
   name: string;
@@ -134,6 +189,10 @@ export interface TaskSpec {
   outputs: { dir: string };
   /** The spec's `review`: `add_review_comment` offered when `inline`. Default: off, 20 comments. */
   review: ReviewSpec;
+  /** The spec's `mcp_servers`, in the order written. Default []. */
+  mcpServers: McpServerSpec[];
+  /** The spec's `output_schema`, if any. */
+  outputSchema?: OutputSchemaSpec;
 }
 
 /** The spec's `review`, defaults filled in. */
@@ -178,5 +237,9 @@ export const DEFAULT_TOOLS: readonly KnownToolName[] = ["read", "write", "edit",
 export const DEFAULT_WIND_DOWN_AT = 0.8;
 /** Defaults of `compaction`. */
 export const DEFAULT_COMPACTION: CompactionSpec = { enabled: true, threshold: 0.85, target: 0.4 };
+/** Default timeout of one MCP tool call: 120 s. */
+export const DEFAULT_MCP_CALL_TIMEOUT_MS = 120_000;
+/** Default time an MCP server has to start and list its tools: 60 s. */
+export const DEFAULT_MCP_START_TIMEOUT_MS = 60_000;
 /** Default output directory, relative to the workspace. */
 export const DEFAULT_OUTPUT_DIR = ".agent-run";

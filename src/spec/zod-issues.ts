@@ -4,7 +4,13 @@ import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 import { suggestDuration } from "./duration.ts";
 import { formatPath, type SpecProblem } from "./errors.ts";
 import { nodeAt, positionAt, type SourceMap } from "./positions.ts";
-import { DURATION_PATTERN, KNOWN_TOOLS, MODEL_REF_PATTERN, SIZE_PATTERN } from "./schema.ts";
+import {
+  DURATION_PATTERN,
+  KNOWN_TOOLS,
+  MCP_TOOL_PATTERN,
+  MODEL_REF_PATTERN,
+  SIZE_PATTERN,
+} from "./schema.ts";
 import { showJsonString, showText } from "./show-text.ts";
 import { suggestSize } from "./size.ts";
 import { closest } from "./suggest.ts";
@@ -151,6 +157,15 @@ function collect(
           expected: `"provider:id", e.g. "${EXAMPLE_MODEL}"`,
           ...(suggestion && { suggestion: `'${suggestion}'` }),
         });
+      } else if (pattern === String(MCP_TOOL_PATTERN)) {
+        // A hook's `match.tool` that is neither a built-in's name nor an MCP tool's.
+        const suggestion = typeof value === "string" ? closest(value, KNOWN_TOOLS) : undefined;
+        out.push({
+          ...at(path),
+          message: `unknown tool ${describeShort(value)}`,
+          expected: `one of ${KNOWN_TOOLS.join(", ")}, or an MCP tool mcp__SERVER__TOOL (* and ? allowed)`,
+          ...(suggestion && { suggestion: `'${suggestion}'` }),
+        });
       } else if (issue.format === "url") {
         out.push({ ...at(path), message: `bad URL ${describeShort(value)}`, expected: "an http(s) URL" });
       } else {
@@ -179,10 +194,17 @@ function collect(
       return;
     }
     case "invalid_key": {
+      const name = describeShort(String(path.at(-1)));
+      const server = path.length === 2 && path[0] === "mcp_servers";
+      const header = path.at(-2) === "headers";
       out.push({
-        ...at(path),
-        message: `bad name ${describeShort(String(path.at(-1)))}`,
-        expected: "a name like my_var (letters, digits, _)",
+        ...at(path, true),
+        message: server ? `bad server name ${name}` : header ? `bad header name ${name}` : `bad name ${name}`,
+        expected: server
+          ? "letters and digits with single - or _ between them (__ separates the parts of mcp__SERVER__TOOL)"
+          : header
+            ? "an HTTP header name, like Authorization or X-Api-Key"
+            : "a name like my_var (letters, digits, _)",
       });
       return;
     }

@@ -1,0 +1,50 @@
+/**
+ * A streamable HTTP MCP server for the tests, on 127.0.0.1 (port 0), stateless: each POST gets a
+ * fresh server and transport. Records every request's headers and every tool call.
+ */
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { registerTestTools } from "./tools.ts";
+
+export interface TestHttpMcp {
+  /** http://127.0.0.1:PORT/mcp */
+  url: string;
+  headers: IncomingHttpHeaders[];
+  calls: { name: string; args: unknown }[];
+  close(): Promise<void>;
+}
+
+export async function startHttpMcp(): Promise<TestHttpMcp> {
+  const headers: IncomingHttpHeaders[] = [];
+  const calls: { name: string; args: unknown }[] = [];
+  const http = createServer(async (req, res) => {
+    headers.push(req.headers);
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    const server = new Server({ name: "test-http", version: "1.0.0" }, { capabilities: { tools: {} } });
+    registerTestTools(server, { onCall: (name, args) => calls.push({ name, args }) });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    headers,
+    calls,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
