@@ -36,7 +36,7 @@ sandbox: ${sandbox}
 mcp_servers:
   files:
     command: ${yamlString(NODE)}
-    args: [${yamlString(STDIO_SERVER)}, "--token={{ env.FILES_ARG_TOKEN }}"]
+    args: [${yamlString(STDIO_SERVER)}, "--token={{ env.FILES_ARG_TOKEN }}", "--label={{ vars.label }}"]
     env:
       FILES_API_TOKEN: "{{ env.UPSTREAM_VALUE }}"
   web:
@@ -58,7 +58,7 @@ mcp_servers:
         },
         { text: "Done." },
       ],
-      { env },
+      { env, args: ["--var", "label=plain-label"] },
     );
     expect(run.code, run.stderr).toBe(0);
     // The servers got the values.
@@ -66,9 +66,14 @@ mcp_servers:
     const ends = endsById(run.events);
     expect(textOf(ends.get("c1"))).toBe("FILES_API_TOKEN=***");
     expect(textOf(ends.get("c2"))).toContain("--token=***");
+    // A value from vars (not credential-like) reaches the server and may be shown.
+    expect(textOf(ends.get("c2"))).toContain("--label=plain-label");
     expect(textOf(ends.get("c3"))).toBe("echo: hello");
 
-    const validate = await runCli(["validate", "task.yml", "--mcp"], { cwd: dir, env });
+    const validate = await runCli(["validate", "task.yml", "--mcp", "--var", "label=plain-label"], {
+      cwd: dir,
+      env,
+    });
     expect(validate.code, validate.stderr).toBe(0);
     expect(validate.stdout).toContain("env FILES_API_TOKEN");
     expect(validate.stdout).toContain("mcp__web__echo");
