@@ -113,6 +113,19 @@ describe("an MCP server that fails mid-run", { timeout: 60_000 }, () => {
     expect(byTool.mcp__files__echo?.errors).toBe(1);
   });
 
+  test("a timeout too long for a timer is no timeout, not an instant one", async () => {
+    const servers = `  files:\n${stdio([], "    timeout: 1000h\n    start_timeout: 1000h\n")}`;
+    const dir = await tempWorkspace();
+    const run = await runMcpTask(dir, task(servers), [
+      { toolCalls: [{ id: "c1", name: "mcp__files__slow", arguments: { ms: 300 } }] },
+      { text: "Done." },
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const ends = endsById(run.events);
+    expect(ends.get("c1")?.isError).toBe(false);
+    expect(textOf(ends.get("c1"))).toBe("finally");
+  });
+
   test("answers too slowly: past its timeout the call is an error result", async () => {
     const dir = await tempWorkspace();
     const run = await runMcpTask(dir, task(`  files:\n${stdio([], "    timeout: 500ms\n")}`), [

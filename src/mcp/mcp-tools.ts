@@ -1,3 +1,4 @@
+import { errorText } from "../core/errors.ts";
 import type { AgentTool, AgentToolResult } from "../core/types.ts";
 import { compileJsonSchema } from "../system/json-schema-check.ts";
 import { type McpResultDetails, mapCallResult } from "./call-result.ts";
@@ -77,7 +78,7 @@ export function createMcpTools(
             isError: mapped.isError,
           };
         } catch (error) {
-          const why = error instanceof Error ? error.message : String(error);
+          const why = errorText(error);
           return {
             content: [{ type: "text", text: `MCP server '${server}' could not run ${tool.name}: ${why}` }],
             details,

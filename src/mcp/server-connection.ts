@@ -12,6 +12,7 @@ import { errorText } from "../core/errors.ts";
 import type { JsonSchema } from "../core/types.ts";
 import { formatSpecDuration } from "../spec/duration.ts";
 import type { McpServerSpec } from "../spec/types.ts";
+import { isTimerDelay, MAX_TIMER_MS } from "../system/timer.ts";
 import { VERSION } from "../version.ts";
 import type { McpCallResult } from "./call-result.ts";
 import { ProcessTransport, type ServerCommand } from "./stdio-transport.ts";
@@ -69,7 +70,8 @@ export async function openConnection(spec: McpServerSpec, command?: ServerComman
   client.onclose = () => {
     if (!closing) down = stdio ? endedText(stdio) : "the connection to the server closed";
   };
-  const deadline = AbortSignal.timeout(spec.startTimeoutMs);
+  const startMs = timerMs(spec.startTimeoutMs);
+  const deadline = AbortSignal.timeout(startMs);
   const fail = async (error: unknown): Promise<never> => {
     closing = true;
     await client.close().catch(() => {});
@@ -84,8 +86,8 @@ export async function openConnection(spec: McpServerSpec, command?: ServerComman
 
   let tools: ServerTool[];
   try {
-    await client.connect(transport as Transport, { signal: deadline, timeout: spec.startTimeoutMs });
-    tools = await listAllTools(client, deadline, spec.startTimeoutMs);
+    await client.connect(transport as Transport, { signal: deadline, timeout: startMs });
+    tools = await listAllTools(client, deadline, startMs);
   } catch (error) {
     return fail(error);
   }
@@ -101,7 +103,7 @@ export async function openConnection(spec: McpServerSpec, command?: ServerComman
       try {
         const result = await client.callTool({ name: tool, arguments: args }, undefined, {
           signal,
-          timeout: spec.timeoutMs,
+          timeout: timerMs(spec.timeoutMs),
         });
         return result as McpCallResult;
       } catch (error) {
@@ -118,6 +120,14 @@ export async function openConnection(spec: McpServerSpec, command?: ServerComman
       await stdio?.close();
     },
   };
+}
+
+/**
+ * A timeout as a timer can hold it: one too long for `setTimeout` (or not positive) would fire at
+ * once, so it becomes the longest a timer holds (~24.8 days), as good as none.
+ */
+function timerMs(ms: number): number {
+  return isTimerDelay(ms) ? ms : MAX_TIMER_MS;
 }
 
 async function listAllTools(client: Client, signal: AbortSignal, timeout: number): Promise<ServerTool[]> {

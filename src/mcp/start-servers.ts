@@ -1,4 +1,4 @@
-import { AgentRunError } from "../core/errors.ts";
+import { AgentRunError, errorText } from "../core/errors.ts";
 import type { AnyAgentTool } from "../core/types.ts";
 import type { McpServerSpec } from "../spec/types.ts";
 import { createMcpTools, type McpToolEntry } from "./mcp-tools.ts";
@@ -86,7 +86,7 @@ export async function startMcpServers(
 }
 
 function startFailureText(spec: McpServerSpec, reason: unknown): string {
-  const why = reason instanceof Error ? reason.message : String(reason);
+  const why = errorText(reason);
   const stderr =
     reason instanceof McpStartFailure && reason.stderr
       ? `; its last stderr line: ${JSON.stringify(reason.stderr)}`

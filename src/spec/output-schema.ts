@@ -1,4 +1,5 @@
 import path from "node:path";
+import { errorText } from "../core/errors.ts";
 import type { SchemaProblem } from "../system/json-schema-check.ts";
 import { readInputFile } from "../system/read-input-file.ts";
 import { parseYaml } from "../system/yaml-input.ts";
@@ -100,7 +101,7 @@ function parseJsonFile(
   try {
     JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const { line, column } = jsonErrorPosition(text, message);
     return {
       problem: {

@@ -11,6 +11,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as formatsModule from "ajv-formats";
+import { errorText } from "../core/errors.ts";
 
 /** A compiled schema: `check` returns every violation of `value`, [] when it is valid. */
 export interface CompiledSchema {
@@ -91,7 +92,7 @@ export function compileJsonSchema(schema: unknown, options: { strict: boolean })
   try {
     validate = ajv.compile(schema);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     // An unknown keyword is the key itself, not its value.
     const key = /unknown keyword/.test(message);
     const problem = { path: compilePath(schema, message), message: plainCompileMessage(message) };
