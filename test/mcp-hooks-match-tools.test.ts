@@ -112,4 +112,37 @@ hooks:
       "task.yml:9:22 hooks.before_tool_call[0].match.tool: no MCP server 'gihtub' in mcp_servers (expected one of github) — did you mean 'mcp__github__*'?",
     );
   });
+
+  test("a rule naming a tool its server lacks stops the run before it starts; validate --mcp says so too", async () => {
+    const dir = await tempWorkspace();
+    const yaml = `name: tool-typo
+model: anthropic:claude-haiku-4-5
+prompt: Use the server.
+tools: [read]
+mcp_servers:
+  files:
+    command: ${yamlString(NODE)}
+    args: [${yamlString(STDIO_SERVER)}]
+    tools: [echo]
+hooks:
+  before_tool_call:
+    - match: { tool: [mcp__files__ehco, "mcp__files__nothing*"] }
+      block: "no echoes"
+  after_tool_call:
+    - match: { tool: mcp__files__add }
+      run: echo left out by tools, still a tool of the server
+`;
+    const run = await runMcpTask(dir, yaml, [{ text: "never asked" }]);
+    expect(run.code, run.stdout).toBe(2);
+    expect(run.stderr).toContain(
+      `hooks.before_tool_call[0].match.tool: MCP server 'files' has no tool "mcp__files__ehco" — did you mean 'mcp__files__echo'?`,
+    );
+    // The glob and the tool that tools: leaves out are taken as written.
+    expect(run.stderr).not.toContain("nothing*");
+    expect(run.stderr).not.toContain("after_tool_call");
+    expect(run.llm.requests).toHaveLength(0);
+    const validate = await runCli(["validate", "task.yml", "--mcp"], { cwd: dir });
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toContain(`has no tool "mcp__files__ehco"`);
+  });
 });

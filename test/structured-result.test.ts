@@ -4,7 +4,8 @@
  * ends the run with success (no model request follows) and result.json holding it; a model that
  * stops without a result is asked exactly once more, then the run fails with exit 1 and no
  * result.json (an earlier run's is gone too). A schema that is not an object is offered under
- * `result`; the spec's before_stop checks hold a submission back until they pass.
+ * `result`; one over 1 MB is refused; the spec's before_stop checks hold a submission back until
+ * they pass.
  */
 import { access, readFile } from "node:fs/promises";
 import path from "node:path";
@@ -150,6 +151,23 @@ describe("a task with output_schema", { timeout: 30_000 }, () => {
     });
     expect(textOf(endsById(run.events).get("s1"))).toContain('- /1: must be one of "bug", "docs"');
     expect(JSON.parse(await readFile(path.join(run.outDir, "result.json"), "utf8"))).toEqual(["bug", "docs"]);
+  });
+
+  test("a result over 1 MB as JSON is refused (a GitHub step output holds no more); a shorter one is taken", async () => {
+    const dir = await tempWorkspace();
+    const schema = { type: "object", properties: { notes: { type: "array", items: { type: "string" } } } };
+    const huge = { notes: Array.from({ length: 1100 }, () => "x".repeat(1000)) };
+    const run = await runMcpTask(dir, task(WIRE_FORMATS[0].model, JSON.stringify(schema)), [
+      { toolCalls: [{ id: "s1", name: "submit_result", arguments: huge }] },
+      { toolCalls: [{ id: "s2", name: "submit_result", arguments: { notes: ["short"] } }] },
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const ends = endsById(run.events);
+    expect(ends.get("s1")?.isError).toBe(true);
+    expect(textOf(ends.get("s1"))).toContain("more than the 1000000 a result may have");
+    expect(JSON.parse(await readFile(path.join(run.outDir, "result.json"), "utf8"))).toEqual({
+      notes: ["short"],
+    });
   });
 
   test("before_stop checks hold a submission back until they pass", async () => {

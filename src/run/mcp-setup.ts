@@ -8,6 +8,7 @@ import type { StartedMcpServers } from "../mcp/index.ts";
 import type { Redactor } from "../output/index.ts";
 import type { McpStdioServerSpec, TaskSpec } from "../spec/index.ts";
 import { scrubEnv } from "../system/env.ts";
+import { checkHookToolNames } from "./mcp-hook-names.ts";
 import { agentEnv, type RunSandbox } from "./sandbox-setup.ts";
 
 export interface StartTaskMcpInput {
@@ -24,7 +25,8 @@ export interface StartTaskMcpInput {
 /**
  * Starts the task's MCP servers; undefined when it has none. Throws the `AgentRunError` of
  * `startMcpServers` (exit 2, nothing run) when one cannot start, lacks a listed tool or cannot
- * list its tools; its message is redacted.
+ * list its tools (its message redacted), or of `checkHookToolNames` when a hook rule names a tool
+ * no server has (the servers stopped first).
  */
 export async function startTaskMcpServers(input: StartTaskMcpInput): Promise<StartedMcpServers | undefined> {
   const { spec, workspace, sandbox, redactor } = input;
@@ -33,7 +35,7 @@ export async function startTaskMcpServers(input: StartTaskMcpInput): Promise<Sta
   const { startMcpServers } = await import("../mcp/index.ts");
   // Unsandboxed, a server starts from the environment bash gets: no credential but its own `env`.
   const base = sandbox.state === "sandboxed" ? input.env : scrubEnv(agentEnv(input.env)).env;
-  return startMcpServers(spec.mcpServers, {
+  const started = await startMcpServers(spec.mcpServers, {
     command: (server: McpStdioServerSpec) => {
       const command = {
         file: server.command.includes("/") ? path.resolve(workspace, server.command) : server.command,
@@ -51,6 +53,13 @@ export async function startTaskMcpServers(input: StartTaskMcpInput): Promise<Sta
     taken: input.taken,
     redact: (text) => redactor.redact(text),
   });
+  try {
+    checkHookToolNames(spec, started);
+  } catch (error) {
+    await started.close();
+    throw error;
+  }
+  return started;
 }
 
 function withoutUndefined(env: Record<string, string | undefined>): Record<string, string> {

@@ -4,7 +4,8 @@
  * valid result.
  *
  * - A call whose arguments break the schema gets an error result listing each violation (ajv,
- *   system/json-schema-check.ts); the model may call again.
+ *   system/json-schema-check.ts), or saying it is too large (`MAX_RESULT_BYTES`); the model may
+ *   call again.
  * - A valid call runs the spec's `before_stop` checks first, as a stop would: failing, the result is
  *   not taken and the model hears why (or, past `max_attempts`, the run fails); passing, the result
  *   is taken and the run ends after this turn, with success: no model request follows.
@@ -21,6 +22,12 @@ import type { OutputSchemaSpec } from "../spec/index.ts";
 import { compileJsonSchema } from "../system/json-schema-check.ts";
 import { type StructuredResult, SUBMIT_RESULT_TOOL } from "./result-state.ts";
 import { RunSetupError } from "./types.ts";
+
+/**
+ * Bytes of a result's compact JSON at most: 1,000,000. GitHub keeps a step output of at most 1 MB
+ * (the action output `result`), and a pipeline's decision is far smaller.
+ */
+export const MAX_RESULT_BYTES = 1_000_000;
 
 export interface SubmitResultDetails {
   accepted: boolean;
@@ -59,6 +66,13 @@ export function createStructuredResult(
         return { ok: false, message: "The result was not accepted: put it under `result`." };
       }
       const violations = compiled.schema.check(value);
+      const bytes = Buffer.byteLength(JSON.stringify(value) ?? "");
+      if (violations.length === 0 && bytes > MAX_RESULT_BYTES) {
+        return {
+          ok: false,
+          message: `The result was not accepted: it is ${bytes} bytes as JSON, more than the ${MAX_RESULT_BYTES} a result may have. Submit a shorter result.`,
+        };
+      }
       if (violations.length === 0) return { ok: true, value: args };
       return {
         ok: false,
