@@ -9,6 +9,8 @@ export interface ReplayToolSchema {
   parameters: ToolParameters;
   /** The tool's own argument shim (edit's flat `oldText`/`newText`), applied before the schema. */
   prepareArguments?: (args: unknown) => unknown;
+  /** `name` is a prefix (`mcp__`): tools known only once the run starts their servers. */
+  prefix?: boolean;
 }
 
 /**
@@ -28,7 +30,8 @@ export function checkReplayToolCalls(session: ReplaySession, tools: readonly Rep
     (turn.tool_calls ?? []).forEach((call, c) => {
       const base = ["turns", t, "tool_calls", c];
       if (call.arguments_raw !== undefined) return;
-      const tool = byName.get(call.name);
+      const tool =
+        byName.get(call.name) ?? tools.find((t) => t.prefix === true && call.name.startsWith(t.name));
       if (!tool) {
         const near = closest(call.name, names);
         problems.push({
