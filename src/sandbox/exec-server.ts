@@ -48,6 +48,8 @@ export function execServer(deps: ExecServerDeps): void {
   const { fs, childProcess } = deps;
   const MAX_DATA = 64 * 1024 * 1024;
   const MAX_READ = 16 * 1024 * 1024;
+  // Spawn retries on EAGAIN, 25 ms doubling: about 3 s in all.
+  const SPAWN_RETRIES = 7;
   interface Live {
     pid: number;
     timer: ReturnType<typeof setTimeout> | undefined;
@@ -99,6 +101,12 @@ export function execServer(deps: ExecServerDeps): void {
     try {
       fs.fchmodSync(fd, 0o400);
     } catch {}
+    launch(m, id, fd, 0);
+  };
+
+  // A full pids cgroup refuses the fork (EAGAIN) while a stopped fork bomb's processes are still
+  // being torn down; they are gone within moments, so the next command waits for them, bounded.
+  const launch = (m: Message, id: number, fd: number, attempt: number) => {
     let child: NodeChildProcess.ChildProcess;
     try {
       child = childProcess.spawn("bash", ["-c", m.script as string], {
@@ -112,15 +120,21 @@ export function execServer(deps: ExecServerDeps): void {
       send({ id, event: "finished", error: String((error as Error)?.message) });
       return;
     }
-    fs.closeSync(fd);
     let done = false;
     child.once("error", (error) => {
       if (done) return;
       done = true;
       live.delete(id);
+      const unstarted = child.pid === undefined;
+      if (unstarted && (error as NodeJS.ErrnoException).code === "EAGAIN" && attempt < SPAWN_RETRIES) {
+        setTimeout(() => launch(m, id, fd, attempt + 1), 25 * 2 ** attempt);
+        return;
+      }
+      if (unstarted) fs.closeSync(fd);
       send({ id, event: "finished", error: error.message });
     });
     if (child.pid === undefined) return;
+    fs.closeSync(fd);
     const entry: Live = { pid: child.pid, timer: undefined, graceMs: m.graceMs as number };
     live.set(id, entry);
     send({ id, event: "started", pid: child.pid });
