@@ -1,0 +1,1 @@
+export{n as git}from"./git-C6keUWZr.js";

@@ -1,1 +1,0 @@
-export{n as git}from"./git-DeA_Nzqj.js";

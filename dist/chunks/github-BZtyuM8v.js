@@ -1,0 +1,1 @@
+export{t as createGithubRenderer}from"./github-BdBn6mFN.js";

@@ -1,0 +1,1 @@
+export{r as fs,i as path}from"./node-ZPRTe-Uh.js";

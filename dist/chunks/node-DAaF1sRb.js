@@ -1,1 +1,0 @@
-import*as e from"node:stream";import*as t from"node:crypto";import*as n from"node:child_process";import*as r from"node:fs";import*as i from"node:path";export{e as a,i,t as n,r,n as t};

@@ -1,0 +1,1 @@
+export{r as runProcess}from"./process-CwHJuXwB.js";

@@ -1,1 +1,0 @@
-import"./summary-CLFuwdp5.js";import{m as e,t}from"./run-task--hm69hk0.js";import"./errors-DMu38hMl.js";import"./types-DZ3eSRxR.js";import"./untrusted-text-DOJholjX.js";function n(t){return e({write:t,mode:`github`,color:!1})}export{n as createGithubRenderer,t as runTask};

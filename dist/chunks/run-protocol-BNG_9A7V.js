@@ -1,0 +1,1 @@
+export{t as RUN_CHILD_FLAG}from"./run-protocol-CFUdq7jl.js";

@@ -1,1 +1,0 @@
-export{t as RUN_CHILD_FLAG}from"./run-protocol-BzKNpWK9.js";

@@ -1,1 +1,0 @@
-import"./spec-file-DA-UZh4T.js";import"./suggest-B9AkUyFw.js";export{m as taskJsonSchema}from"./spec-_fmymRIb.js";
