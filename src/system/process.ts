@@ -10,11 +10,16 @@
  *
  * With `outputFile`, the child's stdout and stderr are that file descriptor itself (no pipe): the
  * output never passes through this process, so a child printing gigabytes costs no memory here.
+ *
+ * No child outlives the runner, however the runner ends: each group is also watched by the reaper
+ * (./reaper.ts), which kills it, and whatever carries the runner's marker variable, when the runner
+ * dies without its exit hook (SIGKILL).
  */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { execa } from "execa";
 import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
+import { ownerMarkerEnv, watchGroup } from "./reaper.ts";
 import { isTimerDelay } from "./timer.ts";
 
 /** Default bytes of stdout and of stderr kept in memory: 1 MiB. */
@@ -139,7 +144,7 @@ export async function runProcess(
   const outputFd = options.outputFile?.fd as 3 | undefined;
   const subprocess = execa(file, args, {
     cwd: options.cwd,
-    ...(options.env !== undefined && { env: options.env }),
+    env: { ...options.env, ...ownerMarkerEnv() },
     extendEnv: options.extendEnv ?? true,
     ...(options.input !== undefined ? { input: options.input } : { stdin: "ignore" as const }),
     ...(outputFd !== undefined && { stdout: outputFd, stderr: outputFd }),
@@ -153,6 +158,7 @@ export async function runProcess(
 
   const pid = subprocess.pid;
   if (pid !== undefined) liveGroups.add(pid);
+  const unwatch = pid === undefined ? undefined : watchGroup(pid);
   let timedOut = false;
   let canceled = false;
   let killTimer: NodeJS.Timeout | undefined;
@@ -230,6 +236,7 @@ export async function runProcess(
     if (timeout) clearTimeout(timeout);
     options.signal?.removeEventListener("abort", onAbort);
     if (pid !== undefined) liveGroups.delete(pid);
+    unwatch?.();
   }
 }
 

@@ -1,0 +1,84 @@
+/**
+ * What a runner leaves behind when it dies without running its exit hooks (SIGKILL, OOM killer): a
+ * small `sh` process, started once per process, holds a pipe from it. It learns the process groups
+ * and temp dirs of the runner as they come and go; when the pipe reaches EOF (the runner is gone,
+ * however it ended) it kills every group still registered, then every process still carrying the
+ * runner's marker in its environment (which catches children that left their group with `setsid`),
+ * and removes the temp dirs. Sandboxed commands need none of this: bwrap's `--die-with-parent` and
+ * its PID namespace end them with the runner.
+ *
+ * Best effort by design: without `sh` (or when it cannot start) nothing is watched and the run goes
+ * on. The reaper never keeps the runner alive (its pipe and the child are unreferenced) and never
+ * holds the runner's stdout or stderr open.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
+
+/** The environment variable every child of a runner carries (set by runProcess); its value is per runner. */
+export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
+
+// Lines on stdin: "g PID" watches a process group, "u PID" forgets it, "d PATH" watches a temp dir.
+// On EOF: SIGKILL each group, then each process whose environment holds the marker, then rm -rf.
+const REAPER_SCRIPT = `
+marker="$1"; groups=""; dirs=""
+while IFS= read -r line; do
+  case "$line" in
+    "g "*) groups="$groups \${line#g }" ;;
+    "u "*) kept=""; for g in $groups; do [ "$g" = "\${line#u }" ] || kept="$kept $g"; done; groups="$kept" ;;
+    "d "*) dirs="$dirs\${line#d }
+" ;;
+  esac
+done
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+for f in $(grep -l -s -a -F -e "$marker" /proc/[0-9]*/environ 2>/dev/null); do
+  p="\${f#/proc/}"; p="\${p%/environ}"; [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
+done
+printf '%s' "$dirs" | while IFS= read -r d; do [ -n "$d" ] && rm -rf -- "$d"; done
+`;
+
+let reaper: ChildProcess | undefined;
+let started = false;
+const token = `${process.pid}-${randomBytes(8).toString("hex")}`;
+
+/** `AGENTRUN_OWNER=<token>` for a child's environment: the reaper kills what carries it. */
+export function ownerMarkerEnv(): Record<string, string> {
+  return { [OWNER_MARKER_VAR]: token };
+}
+
+function send(line: string): void {
+  if (!started) start();
+  const stdin = reaper?.stdin;
+  if (!stdin || stdin.destroyed) return;
+  stdin.write(`${line}\n`);
+}
+
+function start(): void {
+  started = true;
+  try {
+    const child = spawn("sh", ["-c", REAPER_SCRIPT, "agent-run-reaper", `${OWNER_MARKER_VAR}=${token}`], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    });
+    child.on("error", () => {
+      reaper = undefined;
+    });
+    child.stdin?.on("error", () => {});
+    child.unref();
+    (child.stdin as Socket | null)?.unref();
+    reaper = child;
+  } catch {
+    reaper = undefined;
+  }
+}
+
+/** Kills process group `pid` if the runner dies before calling the returned function. */
+export function watchGroup(pid: number): () => void {
+  send(`g ${pid}`);
+  return () => send(`u ${pid}`);
+}
+
+/** Removes `dir` if the runner dies (a dir removed before is no matter). Paths with a newline are not watched. */
+export function watchTempDir(dir: string): void {
+  if (!dir.includes("\n")) send(`d ${dir}`);
+}

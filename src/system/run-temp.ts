@@ -1,0 +1,72 @@
+/**
+ * Temp dirs of a run, named `agent-run-pid<PID>-<purpose>-XXXXXX` in the system temp dir so that
+ * whose they are can be told later: each is removed when the process exits, by the reaper when it is
+ * killed, and, should both fail (the machine went down), by the next run that finds its process gone.
+ */
+import { rmSync } from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { watchTempDir } from "./reaper.ts";
+
+const NAME = /^agent-run-pid(\d+)-[a-z-]+-[A-Za-z0-9]{6}$/;
+
+const live = new Set<string>();
+let exitHookInstalled = false;
+
+/** Creates a temp dir for `purpose` (lowercase letters and dashes), removed whatever ends the process. */
+export async function makeRunTempDir(purpose: string): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), `agent-run-pid${process.pid}-${purpose}-`));
+  live.add(dir);
+  watchTempDir(dir);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once("exit", () => {
+      for (const leftover of live) rmSync(leftover, { recursive: true, force: true });
+    });
+  }
+  return dir;
+}
+
+/** Removes a dir made by `makeRunTempDir`. Safe to call more than once; never rejects. */
+export async function removeRunTempDir(dir: string): Promise<void> {
+  live.delete(dir);
+  await fs.rm(dir, { recursive: true, force: true }).catch(() => {});
+}
+
+let sweep: Promise<string[]> | undefined;
+
+/**
+ * Removes the temp dirs of earlier runs whose process is gone; once per process (later calls share
+ * the first sweep). Returns the dirs removed. A dir whose PID is alive, even in another process
+ * that reused the PID, is left alone. Never rejects.
+ */
+export function removeStaleRunTempDirs(): Promise<string[]> {
+  sweep ??= (async () => {
+    const tmp = os.tmpdir();
+    const names = await fs.readdir(tmp).catch(() => [] as string[]);
+    const removed: string[] = [];
+    for (const name of names) {
+      const pid = Number(NAME.exec(name)?.[1]);
+      if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+      const dir = path.join(tmp, name);
+      await fs.rm(dir, { recursive: true, force: true }).then(
+        () => removed.push(dir),
+        () => {},
+      );
+    }
+    return removed;
+  })();
+  return sweep;
+}
+
+/** Whether a process with this PID exists (a zombie counts; so does another user's). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
