@@ -1,28 +1,35 @@
-import { EXIT, errorText, exitCodeOf, isAgentRunError } from "../core/errors.ts";
+import { errorText, exitCodeOf, isAgentRunError } from "../core/errors.ts";
 import { createJsonRenderer, createTextRenderer, type TextRenderMode } from "../render/index.ts";
 import { runTask } from "../run/run-task.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
 import type { CliCommand } from "./args.ts";
 
-/** After a signal, the run has this long to write its outputs before the process exits anyway. */
-const SIGNAL_GRACE_MS = 4500;
+/**
+ * Once the outputs are written after a signal, the process exits this long later even if something
+ * still holds the event loop (a stuck child): the run is over, nothing is lost by ending.
+ */
+const EXIT_AFTER_OUTPUTS_MS = 1000;
 
 export async function runCommand(command: Extract<CliCommand, { kind: "run" }>): Promise<number> {
   // A closed pipe (`agent-run … --json | head`) must not take the run down: its outputs and exit
   // code matter more than the rest of the log.
   const stdout = guardedWriter(process.stdout);
   const stderr = guardedWriter(process.stderr);
+  // The first SIGINT or SIGTERM stops the run; a later one says the process must end soon (CI
+  // kills it a few seconds after), so the outputs are written with what there is. No signal ends
+  // the process before patch.diff is written: only SIGKILL can.
   const controller = new AbortController();
-  let forced: NodeJS.Timeout | undefined;
+  const hurry = new AbortController();
+  let interrupted = false;
   const onSignal = (signal: "SIGINT" | "SIGTERM") => {
-    if (controller.signal.aborted) return;
+    if (controller.signal.aborted) {
+      if (!hurry.signal.aborted) stderr(`agent-run: ${signal} received again, writing the outputs now\n`);
+      hurry.abort(signal);
+      return;
+    }
+    interrupted = true;
     stderr(`agent-run: ${signal} received, stopping and writing the outputs\n`);
     controller.abort(signal);
-    forced = setTimeout(
-      () => process.exit(signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm),
-      SIGNAL_GRACE_MS,
-    );
-    forced.unref();
   };
   const sigint = () => onSignal("SIGINT");
   const sigterm = () => onSignal("SIGTERM");
@@ -41,6 +48,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
       taskFile: command.taskFile,
       vars: command.vars,
       signal: controller.signal,
+      hurry: hurry.signal,
       onEvent: render,
       ...(command.model !== undefined && { model: command.model }),
       ...(command.prompt !== undefined && { prompt: command.prompt }),
@@ -53,7 +61,9 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
       ...(command.maxCostUsd !== undefined && { maxCostUsd: command.maxCostUsd }),
       ...(command.timeoutMs !== undefined && { timeoutMs: command.timeoutMs }),
     });
-    if (!command.json) stderr(`outputs: ${result.outputs.dir}\n`);
+    if (result.outputsError !== undefined) stderr(`agent-run: ${result.outputsError}\n`);
+    else if (!command.json) stderr(`outputs: ${result.outputs.dir}\n`);
+    if (interrupted) setTimeout(() => process.exit(result.exitCode), EXIT_AFTER_OUTPUTS_MS).unref();
     return result.exitCode;
   } catch (error) {
     if (error instanceof SpecError) {
@@ -65,7 +75,6 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
     }
     return exitCodeOf(error);
   } finally {
-    clearTimeout(forced);
     process.off("SIGINT", sigint);
     process.off("SIGTERM", sigterm);
   }

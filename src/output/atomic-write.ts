@@ -1,14 +1,42 @@
+/**
+ * Whole-file writes: through a temp file next to the target and a rename, so a reader, a kill or a
+ * full disk never sees half a file. A write that fails removes its temp file; temp files a killed
+ * process left (named with its PID) are removed by `removeStaleTempFiles`.
+ */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { isProcessAlive } from "../system/run-temp.ts";
 
-/** Writes through a temp file and a rename, so a reader (or a kill) never sees half a file. */
+const TEMP_NAME = /^(.+)\.(\d+)\.tmp$/;
+
+/** The temp file a write of `file` goes through: `<file>.<pid>.tmp`. */
+export function tempPathFor(file: string): string {
+  return `${file}.${process.pid}.tmp`;
+}
+
+/** Writes `data` to `file` atomically (creating its folder). On failure `file` is as it was and no temp file is left. */
 export async function writeFileAtomic(
   file: string,
-  data: string,
+  data: string | Uint8Array,
   encoding: BufferEncoding = "utf8",
 ): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temp, data, encoding);
-  await fs.rename(temp, file);
+  const temp = tempPathFor(file);
+  try {
+    await fs.writeFile(temp, data, typeof data === "string" ? encoding : undefined);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => {});
+    throw error;
+  }
+}
+
+/** Removes the `*.<pid>.tmp` files in `dir` whose process is gone. Never rejects. */
+export async function removeStaleTempFiles(dir: string): Promise<void> {
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(TEMP_NAME.exec(name)?.[2]);
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+    await fs.rm(path.join(dir, name), { force: true }).catch(() => {});
+  }
 }

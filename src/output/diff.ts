@@ -1,42 +1,131 @@
 /**
- * The end of the workspace snapshot: what changed between the start snapshot and now, as a
- * `git apply`-able binary patch plus a per-file list and a diffstat.
+ * The patch between two trees of a workspace snapshot: a `git apply`-able binary patch written by
+ * git straight into a file (never held in memory, whatever its size), plus the changed files.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { formatDiffstat } from "./diffstat.ts";
 import { gitOrThrow } from "./git.ts";
-import { type WorkspaceSnapshot, writeTree } from "./snapshot.ts";
+import { createPatchScanner, type SectionStats } from "./patch-scan.ts";
+import { updateTree, type WorkspaceSnapshot } from "./snapshot.ts";
 import type { ChangedFile, WorkspaceDiff } from "./types.ts";
 
-/** Widest `+`/`-` bar in the diffstat, in characters. */
-export const DIFFSTAT_BAR_WIDTH = 40;
+export { DIFFSTAT_BAR_WIDTH, formatDiffstat } from "./diffstat.ts";
 
 /**
- * Diffs the workspace now against `snapshot`: new, deleted, renamed (`-M`), mode-changed and
- * binary files (`--binary`), restricted to the workspace and minus the snapshot's exclusions.
- * The patch is streamed to a file by git, so its size is not bounded by a pipe buffer. Calling
- * it again later diffs against the same start. Throws with git's message on failure.
+ * Above this many bytes of new content the binary parts of the patch are stored, not deflated: zlib
+ * runs at ~50 MB/s on incompressible data, and a 300 MB file would take longer than a CI runner
+ * waits between asking a job to stop and killing it. Default: 64 MiB.
  */
-export async function diffWorkspace(snapshot: WorkspaceSnapshot, _root?: string): Promise<WorkspaceDiff> {
-  const end = await writeTree(snapshot);
-  if (end === snapshot.tree) return { patch: "", files: [], diffstat: "" };
-  const options = { cwd: snapshot.workTree, env: snapshot.env };
+export const DEFLATE_PATCH_MAX_BYTES = 64 * 1024 * 1024;
+
+/** A patch git wrote into the snapshot's temp dir. */
+export interface ComputedPatch {
+  /** The start tree it goes from and the tree it goes to. */
+  from: string;
+  to: string;
+  /** git's patch, unredacted; `""` when nothing changed. Removed by `discardPatch` or with the snapshot. */
+  file: string;
+  /** Size of `file` in bytes. */
+  bytes: number;
+  /** The changed files; their line counts stay 0 until `applySectionStats`. */
+  files: ChangedFile[];
+  /** `diff --git` sections of each file in the patch, in order (2 for a type change). */
+  sections: number[];
+}
+
+let counter = 0;
+
+/**
+ * Writes the patch from the snapshot's start tree to `to` (a tree of `updateTree`): new, deleted,
+ * renamed (`-M`), mode-changed and binary files (`--binary`), restricted to the workspace and minus
+ * the snapshot's exclusions. Throws with git's message on failure; `signal` stops git.
+ */
+export async function computePatch(
+  snapshot: WorkspaceSnapshot,
+  to: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<ComputedPatch> {
+  const from = snapshot.tree;
+  if (to === from) return { from, to, file: "", bytes: 0, files: [], sections: [] };
+  const gitOptions = { cwd: snapshot.workTree, env: snapshot.env, ...options };
   const common = ["-M", "--no-color", "--no-ext-diff", "--no-textconv"];
   if (snapshot.prefix !== "") common.push(`--relative=${snapshot.prefix}`);
-  const patchFile = path.join(snapshot.tempDir, `patch-${end}.diff`);
-  const [, raw, numstat] = await Promise.all([
-    gitOrThrow(["diff", "--binary", ...common, `--output=${patchFile}`, snapshot.tree, end], options),
-    gitOrThrow(["diff", "--raw", "-z", ...common, snapshot.tree, end], options),
-    gitOrThrow(["diff", "--numstat", "-z", ...common, snapshot.tree, end], options),
-  ]);
-  const bytes = await fs.readFile(patchFile);
-  await fs.rm(patchFile, { force: true });
-  const files = parseChangedFiles(raw, numstat);
-  return { ...decodePatch(bytes), files, diffstat: formatDiffstat(files) };
+  const id = `${process.pid}-${++counter}`;
+  const rawFile = path.join(snapshot.tempDir, `raw-${id}`);
+  const patchFile = path.join(snapshot.tempDir, `patch-${id}.diff`);
+  try {
+    await gitOrThrow(
+      ["diff", "--raw", "-z", "--no-abbrev", ...common, `--output=${rawFile}`, from, to],
+      gitOptions,
+    );
+    const raw = parseRaw(await fs.readFile(rawFile, "utf8"));
+    await fs.rm(rawFile, { force: true });
+    const compression = (await newBytes(snapshot, raw.newBlobs)) > DEFLATE_PATCH_MAX_BYTES ? "0" : "1";
+    await gitOrThrow(
+      [
+        "-c",
+        `core.compression=${compression}`,
+        "diff",
+        "--binary",
+        ...common,
+        `--output=${patchFile}`,
+        from,
+        to,
+      ],
+      gitOptions,
+    );
+    const { size } = await fs.stat(patchFile);
+    return { from, to, file: patchFile, bytes: size, files: raw.files, sections: raw.sections };
+  } catch (error) {
+    await Promise.all([fs.rm(rawFile, { force: true }), fs.rm(patchFile, { force: true })]);
+    throw error;
+  }
+}
+
+/** Removes the patch's file. Never rejects. */
+export async function discardPatch(patch: ComputedPatch): Promise<void> {
+  if (patch.file !== "") await fs.rm(patch.file, { force: true }).catch(() => {});
+}
+
+/** Fills in the files' line counts from the stats of the patch's sections (see ./patch-scan.ts). */
+export function applySectionStats(patch: ComputedPatch, stats: readonly SectionStats[]): void {
+  let next = 0;
+  for (const [index, file] of patch.files.entries()) {
+    file.additions = 0;
+    file.deletions = 0;
+    file.binary = false;
+    for (let n = patch.sections[index] ?? 1; n > 0; n--) {
+      const section = stats[next++];
+      if (!section) break;
+      file.additions += section.additions;
+      file.deletions += section.deletions;
+      file.binary ||= section.binary;
+    }
+  }
+}
+
+/**
+ * Diffs the workspace now against the snapshot's start, in memory: for tests and small workspaces
+ * (the run itself streams the patch file, see ./write-patch.ts). Calling it again later diffs
+ * against the same start. Throws with git's message on failure.
+ */
+export async function diffWorkspace(snapshot: WorkspaceSnapshot, _root?: string): Promise<WorkspaceDiff> {
+  const patch = await computePatch(snapshot, await updateTree(snapshot));
+  if (patch.file === "") return { patch: "", files: [], diffstat: "" };
+  try {
+    const bytes = await fs.readFile(patch.file);
+    const scanner = createPatchScanner();
+    scanner.write(bytes.toString("latin1"));
+    applySectionStats(patch, scanner.end());
+    return { ...decodePatch(bytes), files: patch.files, diffstat: formatDiffstat(patch.files) };
+  } finally {
+    await discardPatch(patch);
+  }
 }
 
 /** UTF-8 when the patch is valid UTF-8; otherwise latin1, which maps every byte to one char and back. */
-function decodePatch(bytes: Buffer): Pick<WorkspaceDiff, "patch" | "patchEncoding"> {
+export function decodePatch(bytes: Buffer): Pick<WorkspaceDiff, "patch" | "patchEncoding"> {
   try {
     return { patch: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
@@ -44,51 +133,58 @@ function decodePatch(bytes: Buffer): Pick<WorkspaceDiff, "patch" | "patchEncodin
   }
 }
 
-interface Numstat {
-  additions: number;
-  deletions: number;
-  binary: boolean;
+interface RawDiff {
+  files: ChangedFile[];
+  sections: number[];
+  newBlobs: string[];
 }
 
-/** Joins `git diff --raw -z` and `git diff --numstat -z` (same order) into ChangedFile records. */
-export function parseChangedFiles(raw: string, numstat: string): ChangedFile[] {
-  const stats = parseNumstat(numstat);
+/** Parses `git diff --raw -z --no-abbrev` into ChangedFile records (line counts 0). */
+export function parseRaw(raw: string): RawDiff {
   const files: ChangedFile[] = [];
+  const sections: number[] = [];
+  const newBlobs: string[] = [];
   const tokens = raw.split("\0");
   for (let i = 0; i < tokens.length; i++) {
     const meta = tokens[i];
     if (!meta?.startsWith(":")) continue;
-    const [oldMode = "", newMode = "", , , statusField = ""] = meta.slice(1).split(" ");
+    const [oldMode = "", newMode = "", , newBlob = "", statusField = ""] = meta.slice(1).split(" ");
     const letter = statusField.charAt(0);
     const twoPaths = letter === "R" || letter === "C";
     const oldPath = tokens[i + 1] ?? "";
     const newPath = twoPaths ? (tokens[i + 2] ?? "") : oldPath;
     i += twoPaths ? 2 : 1;
-    const stat = stats[files.length] ?? { additions: 0, deletions: 0, binary: false };
-    const file: ChangedFile = { path: newPath, status: statusOf(letter), ...stat };
+    const file: ChangedFile = {
+      path: newPath,
+      status: statusOf(letter),
+      additions: 0,
+      deletions: 0,
+      binary: false,
+    };
     if (twoPaths) file.oldPath = oldPath;
     if (oldMode !== newMode && oldMode !== "000000" && newMode !== "000000") {
       file.oldMode = oldMode;
       file.newMode = newMode;
     }
     files.push(file);
+    // git writes a change between a file and a symlink (or a submodule) as a deletion and a creation.
+    sections.push(letter === "T" ? 2 : 1);
+    if (newMode !== "000000" && newMode !== "160000" && !/^0+$/.test(newBlob)) newBlobs.push(newBlob);
   }
-  return files;
+  return { files, sections, newBlobs };
 }
 
-function parseNumstat(numstat: string): Numstat[] {
-  const stats: Numstat[] = [];
-  const tokens = numstat.split("\0");
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (!token) continue;
-    const [added = "", deleted = "", name = ""] = token.split("\t");
-    // A rename leaves the name empty and puts the old and new paths in the next two tokens.
-    if (name === "") i += 2;
-    const binary = added === "-" && deleted === "-";
-    stats.push({ additions: binary ? 0 : Number(added), deletions: binary ? 0 : Number(deleted), binary });
-  }
-  return stats;
+/** Total size of the given blobs, in bytes. */
+async function newBytes(snapshot: WorkspaceSnapshot, blobs: string[]): Promise<number> {
+  if (blobs.length === 0) return 0;
+  const sizes = await gitOrThrow(["cat-file", "--batch-check=%(objectsize)"], {
+    cwd: snapshot.workTree,
+    env: snapshot.env,
+    input: `${blobs.join("\n")}\n`,
+  });
+  let total = 0;
+  for (const line of sizes.split("\n")) total += Number(line) || 0;
+  return total;
 }
 
 function statusOf(letter: string): ChangedFile["status"] {
@@ -96,34 +192,4 @@ function statusOf(letter: string): ChangedFile["status"] {
   if (letter === "D") return "deleted";
   if (letter === "R") return "renamed";
   return "modified";
-}
-
-/** A `git diff --stat`-like text: one line per file and a totals line; `""` for no files. */
-export function formatDiffstat(files: ChangedFile[], barWidth = DIFFSTAT_BAR_WIDTH): string {
-  if (files.length === 0) return "";
-  const names = files.map((file) => (file.oldPath ? `${file.oldPath} => ${file.path}` : file.path));
-  const nameWidth = Math.max(...names.map((name) => name.length));
-  const maxChange = Math.max(...files.map((file) => file.additions + file.deletions));
-  const countWidth = Math.max(...files.map((file) => String(file.additions + file.deletions).length));
-  const scale = maxChange > barWidth ? barWidth / maxChange : 1;
-  const lines = files.map((file, index) => {
-    const name = (names[index] ?? "").padEnd(nameWidth);
-    if (file.binary) return ` ${name} | Bin`;
-    const total = file.additions + file.deletions;
-    const plus = scaled(file.additions, scale);
-    const minus = scaled(file.deletions, scale);
-    const bar = `${"+".repeat(plus)}${"-".repeat(minus)}`;
-    return ` ${name} | ${String(total).padStart(countWidth)}${bar ? ` ${bar}` : ""}`;
-  });
-  const additions = files.reduce((sum, file) => sum + file.additions, 0);
-  const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
-  let totals = ` ${files.length} file${files.length === 1 ? "" : "s"} changed`;
-  totals += `, ${additions} insertion${additions === 1 ? "" : "s"}(+)`;
-  totals += `, ${deletions} deletion${deletions === 1 ? "" : "s"}(-)`;
-  return `${[...lines, totals].join("\n")}\n`;
-}
-
-function scaled(count: number, scale: number): number {
-  if (count === 0) return 0;
-  return Math.max(1, Math.round(count * scale));
 }

@@ -1,8 +1,10 @@
 /**
  * `events.jsonl`: one JSON object per line, written with a synchronous write on an append-mode file
- * descriptor as each event happens, so a run that is killed keeps every line written before.
+ * descriptor as each event happens, so a run that is killed keeps every line written before. A line
+ * is written whole or not at all: when the disk fills in the middle of one, what was written of it
+ * is cut off again, so the file never ends in half a line (later lines go on when room comes back).
  */
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
 
 export interface EventsWriter {
@@ -25,15 +27,25 @@ export interface EventsWriterOptions {
 export function createEventsWriter(file: string, options: EventsWriterOptions = {}): EventsWriter {
   mkdirSync(path.dirname(file), { recursive: true });
   let fd: number | undefined = openSync(file, "a");
+  let size = fstatSync(fd).size;
   const redact = options.redact ?? ((text: string) => text);
   return {
     write(event) {
       if (fd === undefined) return;
-      const line = `${redact(serialise(event))}\n`;
+      const line = Buffer.from(`${redact(serialise(event))}\n`);
+      let done = 0;
       try {
-        writeSync(fd, line);
+        while (done < line.length) done += writeSync(fd, line, done, line.length - done);
+        size += line.length;
       } catch {
         // A full disk or a closed descriptor must not take the run down; the lost line is the cost.
+        if (done > 0) {
+          try {
+            ftruncateSync(fd, size);
+          } catch {
+            // Nothing more to do: the descriptor is gone.
+          }
+        }
       }
     },
     async close() {

@@ -15,6 +15,8 @@ export interface GitOptions {
   input?: string;
   /** Kill git after this many milliseconds (a fetch over a stalled network). Default: none. */
   timeoutMs?: number;
+  /** Aborting kills git. */
+  signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -118,6 +120,7 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
         env: isolatedGitEnv(options.env),
         stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
         windowsHide: true,
+        ...(options.signal !== undefined && { signal: options.signal, killSignal: "SIGKILL" as const }),
       });
     } catch (error) {
       finish(undefined, null, error instanceof Error ? error : new Error(String(error)));
@@ -158,4 +161,9 @@ export async function gitOrThrow(args: string[], options: GitOptions): Promise<s
     throw new Error(`git ${args.join(" ")} failed in ${options.cwd}: ${detail}`);
   }
   return result.stdout;
+}
+
+/** A gitignore line matching exactly `fromWorkTree` (a `/`-separated path; a trailing `/` kept). */
+export function anchoredPattern(fromWorkTree: string): string {
+  return `/${fromWorkTree.replace(/[\\*?[\]!#]/g, "\\$&").replace(/ $/, "\\ ")}`;
 }

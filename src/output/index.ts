@@ -1,7 +1,16 @@
 /** The run's outputs (DESIGN §5): workspace snapshot and patch, usage.json, summary.md, events.jsonl, redaction. */
 export { applyPatch, checkPatch, type PatchState, unapplyFromSnapshot } from "./apply-patch.ts";
-export { writeFileAtomic } from "./atomic-write.ts";
-export { DIFFSTAT_BAR_WIDTH, diffWorkspace, formatDiffstat, parseChangedFiles } from "./diff.ts";
+export { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
+export { type Checkpoint, type Checkpoints, createCheckpoints } from "./checkpoints.ts";
+export {
+  type ComputedPatch,
+  computePatch,
+  DEFLATE_PATCH_MAX_BYTES,
+  diffWorkspace,
+  discardPatch,
+  parseRaw,
+} from "./diff.ts";
+export { DIFFSTAT_BAR_WIDTH, formatDiffstat } from "./diffstat.ts";
 export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
 export { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
 export {
@@ -17,8 +26,10 @@ export {
   disposeSnapshot,
   type SnapshotOptions,
   snapshotWorkspace,
+  updateTree,
   type WorkspaceSnapshot,
 } from "./snapshot.ts";
+export { noteSubmoduleChanges } from "./submodules.ts";
 export {
   GITHUB_COMMENT_LIMIT,
   MAX_DIFFSTAT_FILES,
@@ -46,4 +57,13 @@ export {
   usageJson,
   writeUsageJson,
 } from "./usage-json.ts";
-export { OUTPUT_FILES, type OutputPaths, type WriteOutputsInput, writeOutputs } from "./write-outputs.ts";
+export {
+  OUTPUT_FILES,
+  type OutputPaths,
+  type RunOutputsInput,
+  type RunOutputsWritten,
+  type WriteOutputsInput,
+  writeOutputs,
+  writeRunOutputs,
+} from "./write-outputs.ts";
+export { type WrittenPatch, writePatch } from "./write-patch.ts";

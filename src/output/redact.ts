@@ -24,6 +24,12 @@ export interface Redactor {
   redactDeep<T>(value: T): T;
   /** Adds a secret; values shorter than MIN_SECRET_LENGTH are ignored. */
   add(secret: string): void;
+  /**
+   * `text` holding raw bytes one char each (decoded as latin1) with every secret's UTF-8 bytes
+   * replaced by `***`: `redact` does the same to such a text for secrets in ASCII, this for the
+   * others. For bytes that need not be valid UTF-8, such as a patch.
+   */
+  redactLatin1(text: string): string;
 }
 
 export interface RedactorOptions {
@@ -55,12 +61,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   // The same alternation twice: global for replacing, and not for testing (no lastIndex to reset).
   let probe: RegExp | undefined;
+  // The forms that are not ASCII, as their UTF-8 bytes in latin1.
+  let bytePattern: RegExp | undefined;
   const currentPattern = (): RegExp | undefined => {
     if (dirty) {
       const sorted = [...forms].sort((a, b) => b.length - a.length);
       const source = sorted.map(escapeRegExp).join("|");
       pattern = sorted.length > 0 ? new RegExp(source, "g") : undefined;
       probe = sorted.length > 0 ? new RegExp(source) : undefined;
+      const bytes = sorted
+        .filter((form) => /[^\p{ASCII}]/u.test(form))
+        .map((form) => Buffer.from(form).toString("latin1"));
+      bytes.sort((a, b) => b.length - a.length);
+      bytePattern = bytes.length > 0 ? new RegExp(bytes.map(escapeRegExp).join("|"), "g") : undefined;
       dirty = false;
     }
     return pattern;
@@ -78,13 +91,19 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return redactTokenShapes(out);
   };
 
+  const redactLatin1 = (text: string): string => {
+    currentPattern();
+    if (!bytePattern || text.length < MIN_SECRET_LENGTH) return text;
+    return text.replace(bytePattern, REDACTED);
+  };
+
   const redactDeep = <T>(value: T): T => deepMap(value, redact, new WeakMap()) as T;
 
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value !== undefined && isCredentialName(name)) add(value);
   }
   for (const value of options.extra ?? []) add(value);
-  return { redact, redactDeep, add };
+  return { redact, redactDeep, add, redactLatin1 };
 }
 
 function formsOf(secret: string): string[] {

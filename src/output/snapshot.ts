@@ -1,15 +1,20 @@
 /**
- * The workspace snapshot taken at the start of a run: a git tree of everything in the workspace
- * (tracked, modified and untracked files; ignored ones and `exclude` left out), written through a
- * private git dir and index in a temp directory. The user's index, HEAD, branches, stash, refs and
+ * The workspace snapshot: a git tree of everything in the workspace at the start of a run (tracked,
+ * modified and untracked files; ignored ones and `exclude` left out), kept in a private git dir and
+ * index in a temp directory, and updated as the run goes (`updateTree`), so the tree of the
+ * workspace now is always one cheap step away. The user's index, HEAD, branches, stash, refs and
  * object store are never written: in a git workspace the private git dir borrows the user's objects
  * read-only (`objects/info/alternates`) and reads their `.gitignore` files and `info/exclude`.
+ *
+ * Files git ignored at the start stay out, even when the run changes the ignore rules: see
+ * ./ignored-at-start.ts. Submodules are watched on their own: see ./submodules.ts.
  */
-import { rmSync } from "node:fs";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { git, gitOrThrow } from "./git.ts";
+import { makeRunTempDir, removeRunTempDir, removeStaleRunTempDirs } from "../system/run-temp.ts";
+import { anchoredPattern, git, gitOrThrow } from "./git.ts";
+import { type IgnoredAtStart, listIgnoredAtStart, reconcileUnignored } from "./ignored-at-start.ts";
+import { type SubmoduleSnapshot, snapshotSubmodules } from "./submodules.ts";
 
 /** Attributes that would make git store something other than the bytes on disk (EOL, LFS, ident). */
 const RAW_BYTES_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n";
@@ -18,7 +23,10 @@ const RAW_BYTES_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding\n";
 export interface WorkspaceSnapshot {
   /** Absolute, real path of the workspace root. */
   root: string;
-  /** The tree id of the workspace at snapshot time. */
+  /**
+   * The tree id of the workspace at snapshot time. Grows when files ignored at the start are
+   * un-ignored by the run unchanged: their start content joins it (see ./ignored-at-start.ts).
+   */
   tree: string;
   /** The git work tree used: the enclosing repository's top level, or `root` when not in a repository. */
   workTree: string;
@@ -32,6 +40,19 @@ export interface WorkspaceSnapshot {
   env: Record<string, string>;
   /** Whether the workspace is inside a git repository. */
   inRepository: boolean;
+  /**
+   * A file time (ns since the epoch) after the snapshot was taken and before anything the run did:
+   * a file with an older ctime has not changed since the snapshot.
+   */
+  startedNs: bigint;
+  /** What git ignored at the start. */
+  ignored: IgnoredAtStart;
+  /** Submodules and nested repositories at the start, each with a snapshot of its own. */
+  submodules: SubmoduleSnapshot[];
+  /** Things a reader of the patch must know, one line each (files the patch leaves out), deduplicated. */
+  notes: Set<string>;
+  /** The update in flight: updates of one snapshot run one at a time (they share the index). */
+  queue: Promise<unknown>;
 }
 
 export interface SnapshotOptions {
@@ -40,31 +61,22 @@ export interface SnapshotOptions {
    * excludes everything under it. Paths outside the workspace are ignored.
    */
   exclude?: string[];
-}
-
-const liveTempDirs = new Set<string>();
-let exitHookInstalled = false;
-
-function trackTempDir(dir: string): void {
-  liveTempDirs.add(dir);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const leftover of liveTempDirs) rmSync(leftover, { recursive: true, force: true });
-  });
+  /** Watch submodules (default true; false for a submodule's own snapshot, whose parent watches them). */
+  submodules?: boolean;
 }
 
 /**
  * Snapshots the workspace at `root`. Throws (with git's message) when git is missing or the
- * workspace cannot be read; the temp directory is removed in that case.
+ * workspace cannot be read; the temp directory is removed in that case. The first call of a process
+ * also removes the temp dirs of earlier runs whose process is gone.
  */
 export async function snapshotWorkspace(
   root: string,
   options: SnapshotOptions = {},
 ): Promise<WorkspaceSnapshot> {
+  await removeStaleRunTempDirs();
   const realRoot = await fs.realpath(root);
-  const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), "agent-run-snapshot-"));
-  trackTempDir(tempDir);
+  const tempDir = await makeRunTempDir("snapshot");
   try {
     const gitDir = path.join(tempDir, "git");
     const repo = await findRepository(realRoot);
@@ -97,8 +109,10 @@ export async function snapshotWorkspace(
       GIT_WORK_TREE: workTree,
       GIT_INDEX_FILE: path.join(tempDir, "index"),
     };
-    // A bare init leaves core.bare=true, which forbids a work tree.
+    // A bare init leaves core.bare=true, which forbids a work tree. The private store is thrown
+    // away at the end: zlib would only slow every add (a 300 MB file: 9 s instead of 1.7 s).
     await gitOrThrow(["config", "core.bare", "false"], { cwd: tempDir, env });
+    await gitOrThrow(["config", "core.compression", "0"], { cwd: tempDir, env });
     const pathspecs = [prefix === "" ? "." : `:(literal)${prefix}`];
     const snapshot: WorkspaceSnapshot = {
       root: realRoot,
@@ -109,35 +123,116 @@ export async function snapshotWorkspace(
       tempDir,
       env,
       inRepository: repo !== undefined,
+      startedNs: 0n,
+      ignored: { entries: new Set(), blobs: new Map(), excluded: new Set(), joined: new Set() },
+      submodules: [],
+      notes: new Set(),
+      queue: Promise.resolve(),
     };
-    snapshot.tree = await writeTree(snapshot);
+    if (repo) await addTrackedIgnored(snapshot, excluded);
+    snapshot.tree = await addAll(snapshot);
+    snapshot.ignored = await listIgnoredAtStart(snapshot);
+    if (options.submodules !== false) snapshot.submodules = await snapshotSubmodules(snapshot);
+    snapshot.startedNs = await nextClockTick(tempDir);
     return snapshot;
   } catch (error) {
-    await removeTempDir(tempDir);
+    await removeRunTempDir(tempDir);
     throw error;
   }
 }
 
-/** Removes the snapshot's temp directory. Safe to call more than once. */
+/** Removes the snapshot's temp directory (and its submodules'). Safe to call more than once. */
 export async function disposeSnapshot(snapshot: WorkspaceSnapshot): Promise<void> {
-  await removeTempDir(snapshot.tempDir);
+  await snapshot.queue.catch(() => {});
+  for (const submodule of snapshot.submodules) await disposeSnapshot(submodule.snapshot);
+  await removeRunTempDir(snapshot.tempDir);
 }
 
-/** Adds the current state of the workspace to the snapshot's private index and returns its tree id. */
-export async function writeTree(snapshot: WorkspaceSnapshot): Promise<string> {
+/**
+ * Adds the current state of the workspace to the snapshot's private index and returns its tree id.
+ * Only files whose stat data changed since the last update are read again, so an update after a
+ * turn costs a walk of the workspace plus the changed files. Calls on one snapshot run in turn.
+ */
+export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
+  const next = snapshot.queue
+    .catch(() => {})
+    .then(async () => {
+      await addAll(snapshot);
+      if (snapshot.ignored.entries.size > 0) await reconcileUnignored(snapshot);
+      return writeIndexTree(snapshot);
+    });
+  snapshot.queue = next;
+  return next;
+}
+
+/** The former name of `updateTree`. */
+export const writeTree = updateTree;
+
+async function addAll(snapshot: WorkspaceSnapshot): Promise<string> {
   const options = { cwd: snapshot.workTree, env: snapshot.env };
   // Outside a repository every blob is new: streaming them all into one pack (bulk check-in) beats
   // a loose file each (20,000 files: ~1 s instead of 1-6 s). Inside one most blobs already exist
-  // and are only hashed, which bulk check-in would slow down by compressing them first. Only for
-  // `add`: for `diff` the threshold would mean "binary".
+  // and are only hashed. Only for `add`: for `diff` the threshold would mean "binary".
   const bulk = snapshot.inRepository ? [] : ["-c", "core.bigFileThreshold=1"];
   await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
-  return (await gitOrThrow(["write-tree"], options)).trim();
+  return writeIndexTree(snapshot);
 }
 
-async function removeTempDir(dir: string): Promise<void> {
-  liveTempDirs.delete(dir);
-  await fs.rm(dir, { recursive: true, force: true });
+/**
+ * Files the user tracks although an ignore rule matches them (committed before the rule, or added
+ * with -f) are part of the workspace: they go in the private index first, where later adds keep
+ * them whatever the ignore rules say. The user's index is only read.
+ */
+async function addTrackedIgnored(snapshot: WorkspaceSnapshot, excluded: string[]): Promise<void> {
+  const listed = await git(
+    ["ls-files", "-z", "--full-name", "--cached", "--ignored", "--exclude-standard", "--", "."],
+    {
+      cwd: snapshot.root,
+    },
+  );
+  if (listed.failed || listed.stdout === "") return;
+  const outside = excluded.map((dir) => path.relative(snapshot.workTree, dir).split(path.sep).join("/"));
+  const files: string[] = [];
+  for (const file of listed.stdout.split("\0")) {
+    if (file === "" || outside.some((dir) => file === dir || file.startsWith(`${dir}/`))) continue;
+    const exists = await fs.lstat(path.join(snapshot.workTree, file)).then(
+      () => true,
+      () => false,
+    );
+    if (exists) files.push(`:(literal)${file}\0`);
+  }
+  if (files.length === 0) return;
+  await gitOrThrow(["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+    cwd: snapshot.workTree,
+    env: snapshot.env,
+    input: files.join(""),
+  });
+}
+
+async function writeIndexTree(snapshot: WorkspaceSnapshot): Promise<string> {
+  return (await gitOrThrow(["write-tree"], { cwd: snapshot.workTree, env: snapshot.env })).trim();
+}
+
+/**
+ * The ctime of a file made now in `dir`, once it differs from that of a file made just before: the
+ * filesystem's own clock (coarser than Date.now(), and not always in step with it), one tick past
+ * every change made so far.
+ */
+async function nextClockTick(dir: string): Promise<bigint> {
+  const probe = path.join(dir, "clock");
+  const stamp = async () => {
+    await fs.writeFile(probe, "");
+    const { ctimeNs } = await fs.stat(probe, { bigint: true });
+    await fs.rm(probe, { force: true });
+    return ctimeNs;
+  };
+  const before = await stamp();
+  for (let tries = 0; tries < 100; tries++) {
+    const now = await stamp();
+    if (now > before) return now;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return before + 1n;
 }
 
 interface Repository {
@@ -195,8 +290,7 @@ function excludeLines(root: string, workTree: string, excluded: string[]): strin
   for (const absolute of excluded) {
     const relative = path.relative(root, absolute);
     if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) continue;
-    const fromWorkTree = path.relative(workTree, absolute).split(path.sep).join("/");
-    lines.push(`/${fromWorkTree.replace(/[\\*?[\]!#]/g, "\\$&").replace(/ $/, "\\ ")}`);
+    lines.push(anchoredPattern(path.relative(workTree, absolute).split(path.sep).join("/")));
   }
   return lines;
 }

@@ -100,8 +100,9 @@ function changesSection(diff: WorkspaceDiff | null, diffError: string | undefine
   const lines = diff.diffstat.trimEnd().split("\n");
   const totals = lines.pop() ?? "";
   const listed = lines.slice(0, MAX_DIFFSTAT_FILES).map((line) => truncate(line, 200));
-  if (lines.length > MAX_DIFFSTAT_FILES)
-    listed.push(` \u2026 and ${lines.length - MAX_DIFFSTAT_FILES} more files`);
+  const files = Math.max(lines.length, diff.files.length);
+  if (files > MAX_DIFFSTAT_FILES)
+    listed.push(` \u2026 and ${formatCount(files - MAX_DIFFSTAT_FILES)} more files`);
   return `#### Files changed (${diff.files.length})\n\n${fencedBlock([...listed, totals].join("\n"), "text")}`;
 }
 
@@ -116,14 +117,15 @@ function patchSection(
   const open = `<details><summary>Patch (+${additions} \u2212${deletions})</summary>\n\n`;
   const close = "\n</details>";
   const where = runUrl ? `\`${fileName}\` of [the run](${encodeURI(runUrl)})` : `\`${fileName}\``;
+  const size = diff.patchSize ?? diff.patch.length;
   const whole = `${open}${fencedBlock(diff.patch, "diff")}${close}`;
-  if (whole.length <= room) return whole;
+  if (diff.patchSize === undefined && whole.length <= room) return whole;
   const note = (shown: number) =>
-    `\n\n*Patch cut here: ${formatCount(shown)} of ${formatCount(diff.patch.length)} characters shown. The full patch is in ${where}.*`;
-  const wrapper = open.length + close.length + note(diff.patch.length).length + 64;
+    `\n\n*Patch cut here: ${formatCount(shown)} of ${formatCount(size)} characters shown. The full patch is in ${where}.*`;
+  const wrapper = open.length + close.length + note(size).length + 64;
   const budget = room - wrapper - (longestBacktickFence(diff.patch) + 1) * 2;
   if (budget < MIN_PATCH_ROOM) {
-    return `*The patch (${formatCount(diff.patch.length)} characters) is too long to show here; it is in ${where}.*`;
+    return `*The patch (${formatCount(size)} characters) is too long to show here; it is in ${where}.*`;
   }
   const cut = diff.patch.lastIndexOf("\n", budget);
   const shown = diff.patch.slice(0, cut > 0 ? cut + 1 : budget);

@@ -128,6 +128,11 @@ export interface WorkspaceDiff {
    * are not valid UTF-8 (a text file in another encoding), so writing it as latin1 restores them exactly.
    */
   patchEncoding?: "latin1";
+  /**
+   * Size of the whole patch in bytes when `patch` holds only its beginning (the run streams
+   * patch.diff and keeps in memory only what the summary can show). Absent: `patch` is all of it.
+   */
+  patchSize?: number;
   files: ChangedFile[];
   diffstat: string;
 }

@@ -74,3 +74,20 @@ export function conclude(input: ConcludeInput): {
     }
   }
 }
+
+/** How a run ended, as `conclude` gives it. */
+export type Ended = ReturnType<typeof conclude>;
+
+/**
+ * A run whose patch could not be computed, or whose outputs could not be written, failed whatever
+ * the agent did: an error (exit 4, CI retries), never a success with an empty patch. The reason
+ * says what failed and how the run itself ended.
+ */
+export function concludeOutputFailure(ended: Ended, failure: string): Ended {
+  const itself = ended.reason ? `${ended.conclusion}: ${ended.reason}` : ended.conclusion;
+  return {
+    conclusion: "error",
+    exitCode: EXIT.error,
+    reason: `${failure} (the run itself ended as ${itself})`,
+  };
+}

@@ -1,7 +1,8 @@
 import { Agent } from "../core/agent.ts";
 import { errorText } from "../core/errors.ts";
+import type { AgentRunOutcome } from "../core/events.ts";
 import { createHooks } from "../hooks/index.ts";
-import { applyPatch, unapplyFromSnapshot } from "../output/index.ts";
+import { applyPatch, type Checkpoints, createCheckpoints, unapplyFromSnapshot } from "../output/index.ts";
 import { modelInfo, modelLabel } from "../providers/index.ts";
 import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
@@ -15,6 +16,13 @@ import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
+import { beforeStopWaiting, checkpointAtTurnEnd, waitingForCheckpoints } from "./turn-checkpoints.ts";
+
+/**
+ * After the run is stopped (a signal, the timeout), the agent has this long to wind down (its
+ * commands get SIGTERM, then SIGKILL 2 s later) before the finish phase goes on without it: 4 s.
+ */
+export const STOP_GRACE_MS = 4000;
 
 /**
  * The execute phase: snapshot the workspace, build the tools, hooks and agent, and run the agent
@@ -26,13 +34,21 @@ export async function executeRun(ctx: RunContext): Promise<void> {
   const timer = isTimerDelay(ctx.timeoutMs)
     ? setTimeout(() => controller.abort("timeout"), ctx.timeoutMs)
     : undefined;
-  const onExternalAbort = () => controller.abort(options.signal?.reason ?? "SIGTERM");
+  const onExternalAbort = () => {
+    ctx.interruptedAt ??= Date.now();
+    controller.abort(options.signal?.reason ?? "SIGTERM");
+  };
   if (options.signal?.aborted) onExternalAbort();
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });
   try {
     ctx.snapshot = await ctx.snapshotting;
-    const agent = createAgent(ctx);
+    const checkpoints = createCheckpoints(ctx.snapshot, {
+      onError: (message) => emit({ type: "warning", message }),
+    });
+    ctx.checkpoints = checkpoints;
+    const agent = createAgent(ctx, checkpoints);
     agent.subscribe(emit);
+    agent.subscribe(checkpointAtTurnEnd(checkpoints));
     const { prestart } = ctx.sandbox;
     if (prestart) {
       // The sandbox session starts (bwrap and its server, tens of ms) while the model is still
@@ -43,12 +59,12 @@ export async function executeRun(ctx: RunContext): Promise<void> {
         prestart();
       });
     }
-    await continueEarlierRun(ctx);
+    await continueEarlierRun(ctx, checkpoints);
     const compactor = ctx.compactor;
     ctx.transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
     // A resumed run goes on with a follow-up message: `--prompt` when given, else "continue".
     const prompt = ctx.resume && options.prompt === undefined ? DEFAULT_FOLLOW_UP : spec.prompt;
-    ctx.outcome = await agent.prompt(prompt, { signal: controller.signal });
+    ctx.outcome = await untilStopped(ctx, agent.prompt(prompt, { signal: controller.signal }));
     ctx.collector.setUsage(ctx.outcome.usage);
     if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {
       emit({
@@ -69,13 +85,15 @@ export async function executeRun(ctx: RunContext): Promise<void> {
 
 /**
  * A resumed run's start: the earlier patch goes into the workspace after the snapshot (so the
- * patch of this run holds it), or, when the workspace holds it already, out of the snapshot.
+ * patch of this run holds it), or, when the workspace holds it already, out of the snapshot. Either
+ * way a checkpoint follows, so a run stopped before its first writing turn still has that patch.
  */
-async function continueEarlierRun(ctx: RunContext): Promise<void> {
+async function continueEarlierRun(ctx: RunContext, checkpoints: Checkpoints): Promise<void> {
   const { resume, snapshot } = ctx;
   if (!resume || !snapshot) return;
   if (resume.patch === "applies") await applyPatch(ctx.workspace, resume.patchFile);
   if (resume.patch === "held") await unapplyFromSnapshot(snapshot, resume.patchFile);
+  if (resume.patch !== "empty") checkpoints.take(0);
   ctx.emit({
     type: "resume",
     from: resume.dir,
@@ -86,8 +104,43 @@ async function continueEarlierRun(ctx: RunContext): Promise<void> {
   });
 }
 
+/**
+ * The agent's outcome, or, when it has not ended STOP_GRACE_MS after the run was stopped, an
+ * "aborted" outcome from what the run recorded so far: a stuck tool must not keep the outputs waiting.
+ */
+async function untilStopped(ctx: RunContext, prompt: Promise<AgentRunOutcome>): Promise<AgentRunOutcome> {
+  const { controller } = ctx;
+  let timer: NodeJS.Timeout | undefined;
+  let stopWatching = () => {};
+  const gaveUp = new Promise<AgentRunOutcome>((resolve) => {
+    const start = () => {
+      timer = setTimeout(() => {
+        ctx.emit({
+          type: "warning",
+          message: `the agent did not stop within ${STOP_GRACE_MS / 1000} s of being stopped; finishing without it`,
+        });
+        resolve({
+          reason: "aborted",
+          newMessages: [],
+          turns: ctx.collector.turns,
+          usage: structuredClone(ctx.collector.usage),
+        });
+      }, STOP_GRACE_MS);
+    };
+    if (controller.signal.aborted) start();
+    else controller.signal.addEventListener("abort", start, { once: true });
+    stopWatching = () => controller.signal.removeEventListener("abort", start);
+  });
+  try {
+    return await Promise.race([prompt, gaveUp]);
+  } finally {
+    stopWatching();
+    clearTimeout(timer);
+  }
+}
+
 /** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
-function createAgent(ctx: RunContext): Agent {
+function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
   const { task, spec, options, workspace, sandbox, emit } = ctx;
   // One guard for the run's saved outputs; it keeps watching finished commands' files for
   // processes they left behind (`setsid yes &`) until the run ends.
@@ -103,7 +156,7 @@ function createAgent(ctx: RunContext): Agent {
     outputGuard,
     ...(sandbox.fileOperations && { fileOperations: sandbox.fileOperations }),
   });
-  const tools = [...specTools, ...ctx.runnerTools];
+  const tools = waitingForCheckpoints([...specTools, ...ctx.runnerTools], checkpoints);
   emit({
     type: "run_start",
     task: task.name,
@@ -137,7 +190,8 @@ function createAgent(ctx: RunContext): Agent {
   }
   // submit_result runs the spec's before_stop checks too; with a schema, stopping needs a result.
   ctx.stopChecks = hooks.beforeStop;
-  const beforeStop = ctx.result ? requireResult(ctx.result, hooks.beforeStop) : hooks.beforeStop;
+  const waiting = beforeStopWaiting(hooks.beforeStop, checkpoints);
+  const beforeStop = ctx.result ? requireResult(ctx.result, waiting) : waiting;
   const beforeToolCall = withCommandPolicy(
     spec.tools,
     // In the sandbox the git config is a copy without credentials; the guard is for file tools outside it.

@@ -1,162 +1,184 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../core/errors.ts";
 import type { AgentMessage } from "../core/types.ts";
-import type { RunRecord, RunTotals, WorkspaceDiff } from "../output/index.ts";
+import type { RunRecord } from "../output/index.ts";
 import {
-  diffWorkspace,
   disposeSnapshot,
   type ResumedRun,
+  type RunOutputsWritten,
   redactFilesIn,
+  removeStaleTempFiles,
   runTotals,
-  writeFileAtomic,
-  writeOutputs,
+  writeRunOutputs,
 } from "../output/index.ts";
 import { loadModelCatalog, modelLabel } from "../providers/index.ts";
 import { unknownCostNote } from "../spec/model-checks.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
-import { conclude } from "./conclude.ts";
+import { conclude, concludeOutputFailure, type Ended } from "./conclude.ts";
+import { endPatch, type PatchState, partialNote, partialPatch } from "./finish-patch.ts";
+import { holdStopSignals } from "./finish-signals.ts";
 import { writeTranscript } from "./resume/transcript-file.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
 
+/** Each cleanup may take this long before the finish phase goes on without it: 2 s. */
+export const CLEANUP_TIMEOUT_MS = 2000;
+
 /**
- * The finish phase: the end-of-run guarantees live here. Whatever ended the execute phase, it
- * releases the run's resources, computes the patch, writes patch.diff, usage.json and summary.md,
- * ends events.jsonl with `run_end` and returns the result with the exit code of DESIGN §4.
+ * The finish phase: the end-of-run guarantees live here, whoever called the run. Whatever ended the
+ * execute phase, it releases the run's resources, computes the patch and writes patch.diff,
+ * usage.json and summary.md (in that order, each atomic, each attempted whatever happened to the one
+ * before), then transcript.json (what --resume reads), ends events.jsonl with `run_end` and returns the result with the exit code of DESIGN §4.
+ *
+ * No stop signal ends the process before patch.diff is written. When one says the process must end
+ * soon (./finish-signals.ts) and the full patch is not done, the last turn-end checkpoint's patch is
+ * written first, marked partial, then everything again once the full patch is there. A patch that
+ * cannot be computed, or outputs that cannot be written, end the run as an error (exit 4).
  */
 export async function finishRun(ctx: RunContext): Promise<RunResult> {
-  const { emit, redactor, spec, task, options } = ctx;
-  for (const cleanup of [...ctx.cleanups].reverse()) {
-    await cleanup.dispose().catch((error: unknown) => {
-      emit({ type: "warning", message: `${cleanup.what} could not be cleaned up: ${errorText(error)}` });
-    });
-  }
-
-  // The bash tool saved full outputs as the commands printed them; like every output, they keep
-  // no secret (the commands have ended: the sandbox went with the cleanups).
-  await redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), redactor);
-
-  const ended = conclude({
-    outcome: ctx.outcome,
-    crash: ctx.crash,
-    abortReason: ctx.controller.signal.reason,
-    externalReason: options.signal?.reason,
-    gaveUp: ctx.collector.gaveUp,
-    ...(ctx.result && { result: ctx.result }),
-  });
-  // The structured result counts only for a run that succeeded with it; like every output, it
-  // keeps no secret.
-  const result =
-    ended.conclusion === "success" && ctx.result?.accepted
-      ? redactor.redactDeep(ctx.result.value)
-      : undefined;
-  let diff: WorkspaceDiff = { patch: "", files: [], diffstat: "" };
-  let diffError: string | undefined;
-  if (ctx.snapshot) {
-    try {
-      diff = await diffWorkspace(ctx.snapshot, ctx.workspace);
-    } catch (error) {
-      diffError = `the patch could not be computed: ${errorText(error)}`;
-      emit({ type: "warning", message: diffError });
-    }
-  }
-  await ctx.recorder?.flush().catch((error: unknown) => {
-    emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
-  });
-
-  // The redactor changing the patch means a secret was in it: patch.diff is then not what the
-  // agent did, and must not be published or applied.
-  const patchHadSecret = diff.patch !== "" && redactor.redact(diff.patch) !== diff.patch;
-  const notes = [...ctx.notes];
-  if (ctx.collector.usage.costUnknown) {
-    await loadModelCatalog();
-    notes.push(unknownCostNote(spec));
-  }
-  // Which process cap held the commands: a fact for the summary, not a warning (when it is a weak
-  // one, the sandbox set-up made it a warning note too).
-  if (ctx.sandbox.capNote !== undefined && !notes.includes(ctx.sandbox.capNote))
-    notes.push(ctx.sandbox.capNote);
-  if (patchHadSecret) {
-    notes.push(
-      "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",
-    );
-  }
-  const resumedFrom = resumedRun(ctx);
-  const record = ctx.collector.toRecord({
-    taskName: task.name,
-    description: firstLine(
-      ctx.resume?.transcript.messages[0] ? taskText(ctx.resume.transcript.messages[0]) : spec.prompt,
-    ),
-    conclusion: ended.conclusion,
-    durationMs: Date.now() - ctx.started,
-    model: modelLabel(spec.model),
-    ...(ended.reason !== undefined && { reason: ended.reason }),
-    ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
-    notes,
-    runId: ctx.runId,
-    ...(resumedFrom && { resumedFrom }),
-    ...(result !== undefined && { result }),
-  });
-  const totals = runTotals(record);
-  let written: Awaited<ReturnType<typeof writeOutputs>>;
-  const costUsd = totals.usage.costUnknown ? null : totals.usage.cost.total;
-  let resultWritten = false;
+  const hold = holdStopSignals(ctx);
   try {
-    if (result !== undefined) {
-      resultWritten = await writeResultJson(ctx.outputs.result, result).then(
-        () => true,
-        (error: unknown) => {
-          emit({ type: "warning", message: `result.json could not be written: ${errorText(error)}` });
-          return false;
-        },
-      );
-    }
-    written = await writeOutputs(ctx.outputs.dir, {
-      record,
-      diff,
-      redactor,
-      ...(diffError && { diffError }),
+    await runCleanups(ctx);
+    const ended = conclude(
+      ctx.outcome,
+      ctx.crash,
+      ctx.controller.signal.reason,
+      ctx.options.signal?.reason,
+      ctx.collector.gaveUp,
+    );
+    await removeStaleTempFiles(ctx.outputs.dir);
+    const full = endPatch(ctx);
+    // The note on an unknown cost names what the catalog knows; it loads (from disk) meanwhile.
+    if (ctx.collector.usage.costUnknown) await loadModelCatalog();
+    const first = await Promise.race([full, hold.urgent.then(() => undefined)]);
+    if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx));
+    const state = first ?? (await full);
+    const { written, final } = await writeAll(ctx, ended, state);
+    // The bash tool saved full outputs as the commands printed them; like every output, they keep
+    // no secret (the commands have ended: the sandbox went with the cleanups). After the three
+    // outputs, which matter more; on a full disk they may be gone already.
+    await redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), ctx.redactor);
+    await ctx.recorder?.flush().catch((error: unknown) => {
+      ctx.emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
     });
-    await saveTranscript(ctx, record, totals, patchHadSecret);
-    emit({
+    const outputsError = written.errors.length > 0 ? written.errors.join("; ") : undefined;
+    // A resumed run counts both runs (usage.json's totals).
+    const totals = runTotals(written.record);
+    const costUsd = totals.usage.costUnknown ? null : totals.usage.cost.total;
+    ctx.emit({
       type: "run_end",
-      conclusion: ended.conclusion,
-      exitCode: ended.exitCode,
-      ...(ended.reason !== undefined && { reason: ended.reason }),
+      conclusion: final.conclusion,
+      exitCode: final.exitCode,
+      ...(final.reason !== undefined && { reason: final.reason }),
       turns: totals.turns,
-      durationMs: record.durationMs,
+      durationMs: written.record.durationMs,
       costUsd,
-      filesChanged: diff.files.length,
+      filesChanged: written.patch ? (state.patch?.files.length ?? 0) : 0,
     });
+    await ctx.events.close().catch(() => {});
+    await ctx.checkpoints?.dispose();
+    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot).catch(() => {});
+    return {
+      conclusion: final.conclusion,
+      exitCode: final.exitCode,
+      ...(final.reason !== undefined && { reason: ctx.redactor.redact(final.reason) }),
+      outputs: ctx.outputs,
+      changedFiles: written.patch ? (state.patch?.files.map((file) => file.path) ?? []) : [],
+      costUsd,
+      turns: totals.turns,
+      summaryMarkdown: written.summary,
+      record: written.record,
+      patchHadSecret: written.patch?.hadSecret ?? false,
+      sandbox: ctx.sandbox.state,
+      ...(ctx.review && { review: ctx.redactor.redactDeep(ctx.review.result()) }),
+      patchStatus: state.status,
+      ...(outputsError !== undefined && { outputsError: ctx.redactor.redact(outputsError) }),
+    };
   } finally {
-    await ctx.events.close();
-    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot);
+    hold.release();
   }
+}
 
-  return {
-    conclusion: ended.conclusion,
-    exitCode: ended.exitCode,
-    ...(ended.reason !== undefined && { reason: redactor.redact(ended.reason) }),
-    outputs: {
-      dir: ctx.outputs.dir,
-      patch: ctx.outputs.patch,
-      usage: ctx.outputs.usage,
-      summary: ctx.outputs.summary,
-      events: ctx.outputs.events,
-      transcript: ctx.outputs.transcript,
-      ...(resultWritten && { result: ctx.outputs.result }),
+/** Runs each cleanup once, newest first; one that throws or hangs is reported and left behind. */
+async function runCleanups(ctx: RunContext): Promise<void> {
+  for (const cleanup of [...ctx.cleanups].reverse()) {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<string>((resolve) => {
+      timer = setTimeout(
+        () => resolve(`did not finish within ${CLEANUP_TIMEOUT_MS / 1000} s`),
+        CLEANUP_TIMEOUT_MS,
+      );
+    });
+    const problem = await Promise.race([
+      cleanup.dispose().then(
+        () => undefined,
+        (error: unknown) => errorText(error),
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    if (problem !== undefined) {
+      ctx.emit({ type: "warning", message: `${cleanup.what} could not be cleaned up: ${problem}` });
+    }
+  }
+}
+
+/** Writes the three outputs from `state` and says how the run ends with them. */
+async function writeAll(
+  ctx: RunContext,
+  ended: Ended,
+  state: PatchState,
+): Promise<{ written: RunOutputsWritten; final: Ended }> {
+  let final = state.status === "failed" ? concludeOutputFailure(ended, state.error) : ended;
+  const written = await writeRunOutputs(ctx.outputs.dir, {
+    patch: state.patch,
+    ...(state.status === "failed" && !state.patch && { diffError: state.error }),
+    redactor: ctx.redactor,
+    disposable: [path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR)],
+    record: ({ patch, freed }) => {
+      const notes = [...ctx.notes, ...(ctx.snapshot?.notes ?? [])];
+      if (ctx.collector.usage.costUnknown) notes.push(unknownCostNote(ctx.spec));
+      // Which process cap held the commands: a fact for the summary, not a warning (when it is a
+      // weak one, the sandbox set-up made it a warning note too).
+      if (ctx.sandbox.capNote !== undefined && !notes.includes(ctx.sandbox.capNote))
+        notes.push(ctx.sandbox.capNote);
+      const partial = partialNote(state);
+      if (partial) notes.unshift(partial);
+      // The redactor changing the patch means a secret was in it: patch.diff is then not what
+      // the agent did, and must not be published or applied.
+      if (patch?.hadSecret) {
+        notes.push(
+          "The patch contained a secret value; it was redacted in patch.diff, which must not be published or applied.",
+        );
+      }
+      if (freed) {
+        notes.push(
+          `The disk was full: the full outputs of cut commands (${TOOL_OUTPUT_DIR}/) were removed to make room for these outputs.`,
+        );
+      }
+      const resumedFrom = resumedRun(ctx);
+      const firstMessage = ctx.resume?.transcript.messages[0];
+      return ctx.collector.toRecord({
+        taskName: ctx.task.name,
+        description: firstLine(firstMessage ? taskText(firstMessage) : ctx.spec.prompt),
+        conclusion: final.conclusion,
+        durationMs: Date.now() - ctx.started,
+        model: modelLabel(ctx.spec.model),
+        ...(final.reason !== undefined && { reason: final.reason }),
+        ...(ctx.options.runUrl !== undefined && { runUrl: ctx.options.runUrl }),
+        notes,
+        runId: ctx.runId,
+        ...(resumedFrom && { resumedFrom }),
+      });
     },
-    ...(result !== undefined && { result }),
-    changedFiles: diff.files.map((file) => file.path),
-    costUsd,
-    turns: totals.turns,
-    summaryMarkdown: await readFile(written.summaryPath, "utf8"),
-    record: redactor.redactDeep(record),
-    patchHadSecret,
-    sandbox: ctx.sandbox.state,
-    ...(ctx.review && { review: redactor.redactDeep(ctx.review.result()) }),
-  };
+  });
+  if (written.errors.length > 0) {
+    final = concludeOutputFailure(final, `the outputs could not all be written: ${written.errors[0]}`);
+    ctx.emit({ type: "warning", message: written.errors.join("; ") });
+  }
+  // After the three outputs, which matter more: what a later --resume reads.
+  await saveTranscript(ctx, written.record, written.patch?.hadSecret ?? false);
+  return { written, final };
 }
 
 /** The earlier run a resumed run continues, from its transcript. */
@@ -178,12 +200,7 @@ function resumedRun(ctx: RunContext): ResumedRun | undefined {
  * it started) there is no conversation, and no transcript. A failure is a warning: the other
  * outputs are written already.
  */
-async function saveTranscript(
-  ctx: RunContext,
-  record: RunRecord,
-  totals: RunTotals,
-  patchHadSecret: boolean,
-): Promise<void> {
+async function saveTranscript(ctx: RunContext, record: RunRecord, patchHadSecret: boolean): Promise<void> {
   const messages = ctx.transcript?.();
   if (!messages || messages.length === 0) return;
   try {
@@ -198,7 +215,7 @@ async function saveTranscript(
         conclusion: record.conclusion,
         ...(record.reason !== undefined && { reason: record.reason }),
         patch_had_secret: patchHadSecret,
-        totals,
+        totals: runTotals(record),
       },
       messages,
       ctx.redactor,
@@ -213,11 +230,6 @@ function taskText(message: AgentMessage): string {
   return typeof message.content === "string"
     ? message.content
     : message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-}
-
-/** result.json: the value as JSON, two-space indented, one newline at the end. */
-async function writeResultJson(file: string, value: unknown): Promise<void> {
-  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
 function firstLine(text: string): string {

@@ -232,6 +232,8 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     runId: randomUUID(),
     resume,
     snapshot: undefined,
+    checkpoints: undefined,
+    interruptedAt: undefined,
     outcome: undefined,
     crash: undefined,
     transcript: undefined,

@@ -2,7 +2,7 @@ import type { AgentRunOutcome } from "../core/events.ts";
 import type { StreamFunction } from "../core/provider.ts";
 import type { AgentMessage, AnyAgentTool, BeforeStopHook } from "../core/types.ts";
 import type { McpToolEntry } from "../mcp/index.ts";
-import type { EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.ts";
+import type { Checkpoints, EventsWriter, Redactor, WorkspaceSnapshot } from "../output/index.ts";
 import type { createRecorder } from "../providers/index.ts";
 import type { LoadedTask, TaskSpec } from "../spec/index.ts";
 import type { Compactor } from "./compaction/compactor.ts";
@@ -71,6 +71,10 @@ export interface RunContext {
   transcript: (() => AgentMessage[]) | undefined;
   /** The run's compactor, when the conversation may be compacted. */
   compactor?: Compactor;
+  /** Turn-end checkpoints of the snapshot, set with it. */
+  checkpoints: Checkpoints | undefined;
+  /** Date.now() when the caller's signal stopped the run, if it did. */
+  interruptedAt: number | undefined;
   /** How the agent ended; undefined when it never ran or the runner crashed. */
   outcome: AgentRunOutcome | undefined;
   /** A runner failure during the execute phase, as the run's reason. */

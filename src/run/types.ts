@@ -73,6 +73,14 @@ export interface RunTaskOptions {
   /** Aborting ends the run as `interrupted`; pass a reason of "SIGINT" or "SIGTERM" to get 130 / 143. */
   signal?: AbortSignal;
   /**
+   * Aborting says the process must end soon (a second stop signal; SIGKILL is near): the finish
+   * phase writes the best outputs it has at once, the patch of the last turn-end checkpoint marked
+   * partial, then completes them if it is given the time. Without it, the same happens
+   * `URGENT_AFTER_MS` (5 s) after `signal` aborts, and on any SIGINT or SIGTERM the process gets
+   * while the outputs are written.
+   */
+  hurry?: AbortSignal;
+  /**
    * Every event as written to events.jsonl (streaming deltas without the partial message), redacted.
    * May be async (an async function is a `void` one here): not awaited, and one that throws or
    * rejects changes nothing.
@@ -135,6 +143,17 @@ export interface RunResult {
   sandbox: "sandboxed" | "unsandboxed" | "none";
   /** The review comments the model left (spec `review.inline`), redacted; absent when the tool was not offered. */
   review?: ReviewResult;
+  /**
+   * What patch.diff holds: every change of the run ("complete"); the changes up to a turn-end
+   * checkpoint, because the process had to end before the full patch was computed ("partial"); or
+   * no patch could be computed ("failed": exit code 4, the reason in `reason` and the summary).
+   */
+  patchStatus: "complete" | "partial" | "failed";
+  /**
+   * One line when patch.diff, usage.json or summary.md could not be written (a full disk, a folder
+   * that went away): `exitCode` is then 4. `summaryMarkdown` still holds the summary.
+   */
+  outputsError?: string;
 }
 
 /** Exit codes of DESIGN §4 (defined with the error family in core/errors.ts). */
