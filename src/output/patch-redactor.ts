@@ -4,11 +4,19 @@
  * each piece ending at a line end, with the redactor's own `redact` (known secrets in ASCII, token
  * shapes, base64) and `redactLatin1` (known secrets that are not ASCII), so a secret on one line is
  * found wherever the chunks were cut; a line longer than MAX_PIECE_CHARS is cut there.
+ *
+ * The payload of a binary section (after `GIT binary patch`, up to the next `diff --git`) is left
+ * as it is: it is base85 of (deflated) bytes, where no secret appears as itself, while random
+ * base85 text matches a token shape now and then (`sk-` and 20 key characters: about once in
+ * 600 MB), and a patch with a replaced base85 line is corrupt (`git apply` then skips the file).
  */
 import type { Redactor } from "./redact.ts";
 
 /** Past this many characters without a line end, a piece is redacted without waiting for one: 8 MiB. */
 export const MAX_PIECE_CHARS = 8 * 1024 * 1024;
+
+const BINARY_START = "GIT binary patch\n";
+const SECTION_START = "diff --git ";
 
 export interface PatchRedactor {
   /** The redacted text that can be told so far. */
@@ -22,11 +30,46 @@ export interface PatchRedactor {
 export function createPatchRedactor(redactor: Pick<Redactor, "redact" | "redactLatin1">): PatchRedactor {
   let pending = "";
   let changed = false;
-  const redact = (piece: string) => {
-    const out = redactor.redactLatin1(redactor.redact(piece));
-    if (out !== piece) changed = true;
+  let inBinary = false;
+  let atLineStart = true;
+
+  const redactText = (text: string) => {
+    if (text === "") return text;
+    const out = redactor.redactLatin1(redactor.redact(text));
+    if (out !== text) changed = true;
     return out;
   };
+
+  /** The index of the next line of `piece` at or after `from` that starts with `prefix`, or -1. */
+  const lineStarting = (piece: string, prefix: string, from: number): number => {
+    for (let index = piece.indexOf(prefix, from); index !== -1; index = piece.indexOf(prefix, index + 1)) {
+      if (index === 0 ? atLineStart : piece.charCodeAt(index - 1) === 10) return index;
+    }
+    return -1;
+  };
+
+  const redactPiece = (piece: string): string => {
+    let out = "";
+    let position = 0;
+    while (position < piece.length) {
+      if (!inBinary) {
+        const start = lineStarting(piece, BINARY_START, position);
+        const end = start === -1 ? piece.length : start + BINARY_START.length;
+        out += redactText(piece.slice(position, end));
+        position = end;
+        if (start !== -1) inBinary = true;
+      } else {
+        const next = lineStarting(piece, SECTION_START, position);
+        const end = next === -1 ? piece.length : next;
+        out += piece.slice(position, end);
+        position = end;
+        if (next !== -1) inBinary = false;
+      }
+    }
+    atLineStart = piece.endsWith("\n");
+    return out;
+  };
+
   return {
     get changed() {
       return changed;
@@ -38,12 +81,12 @@ export function createPatchRedactor(redactor: Pick<Redactor, "redact" | "redactL
       const end = cut === -1 ? pending.length : cut + 1;
       const piece = pending.slice(0, end);
       pending = pending.slice(end);
-      return redact(piece);
+      return redactPiece(piece);
     },
     end() {
       const rest = pending;
       pending = "";
-      return rest === "" ? "" : redact(rest);
+      return rest === "" ? "" : redactPiece(rest);
     },
   };
 }

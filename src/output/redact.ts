@@ -70,7 +70,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       pattern = sorted.length > 0 ? new RegExp(source, "g") : undefined;
       probe = sorted.length > 0 ? new RegExp(source) : undefined;
       const bytes = sorted
-        .filter((form) => /[^\p{ASCII}]/u.test(form))
+        .filter((form) => Buffer.byteLength(form) !== form.length)
         .map((form) => Buffer.from(form).toString("latin1"));
       bytes.sort((a, b) => b.length - a.length);
       bytePattern = bytes.length > 0 ? new RegExp(bytes.map(escapeRegExp).join("|"), "g") : undefined;

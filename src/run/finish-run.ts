@@ -13,6 +13,7 @@ import {
 } from "../output/index.ts";
 import { loadModelCatalog, modelLabel } from "../providers/index.ts";
 import { unknownCostNote } from "../spec/model-checks.ts";
+import { killLeftoverProcesses } from "../system/process.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude, concludeOutputFailure, type Ended } from "./conclude.ts";
 import { endPatch, type PatchState, partialNote, partialPatch } from "./finish-patch.ts";
@@ -39,6 +40,13 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   const hold = holdStopSignals(ctx);
   try {
     await runCleanups(ctx);
+    const leftovers = await killLeftoverProcesses();
+    if (leftovers.length > 0) {
+      ctx.emit({
+        type: "warning",
+        message: `${leftovers.length} process${leftovers.length === 1 ? "" : "es"} the run's commands left running ${leftovers.length === 1 ? "was" : "were"} stopped`,
+      });
+    }
     const ended = conclude(
       ctx.outcome,
       ctx.crash,

@@ -9,6 +9,7 @@ export { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts
 export {
   DEFAULT_KILL_GRACE_MS,
   DEFAULT_PROCESS_MAX_BUFFER,
+  killLeftoverProcesses,
   type ProcessResult,
   type RunProcessOptions,
   runProcess,

@@ -19,7 +19,7 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { execa } from "execa";
 import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
-import { ownerMarkerEnv, watchGroup } from "./reaper.ts";
+import { killMarkedProcesses, ownerMarkerEnv, watchGroup } from "./reaper.ts";
 import { isTimerDelay } from "./timer.ts";
 
 /** Default bytes of stdout and of stderr kept in memory: 1 MiB. */
@@ -101,6 +101,15 @@ function installExitHook(): void {
   process.once("exit", () => {
     for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
   });
+}
+
+/**
+ * SIGKILLs the processes that calls of `runProcess` left behind (started in the background, or in a
+ * session of their own) and that still run; the groups of calls still running are spared. For the
+ * end of a run, before its patch is computed. Returns their PIDs. Never rejects.
+ */
+export function killLeftoverProcesses(): Promise<number[]> {
+  return killMarkedProcesses(liveGroups);
 }
 
 /** Sends a signal to a whole process group; returns false when the group no longer exists. */

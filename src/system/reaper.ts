@@ -13,6 +13,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 
 /** The environment variable every child of a runner carries (set by runProcess); its value is per runner. */
@@ -81,4 +82,33 @@ export function watchGroup(pid: number): () => void {
 /** Removes `dir` if the runner dies (a dir removed before is no matter). Paths with a newline are not watched. */
 export function watchTempDir(dir: string): void {
   if (!dir.includes("\n")) send(`d ${dir}`);
+}
+
+/**
+ * SIGKILLs every process carrying this runner's marker whose process group is not in `spare` (the
+ * groups of calls still running): what the run's commands left behind, with `setsid` or `&`, which
+ * would otherwise go on writing into the workspace while its patch is computed. Returns their PIDs.
+ * Reads /proc: elsewhere it finds nothing. Never rejects.
+ */
+export async function killMarkedProcesses(spare: ReadonlySet<number>): Promise<number[]> {
+  const marker = Buffer.from(`${OWNER_MARKER_VAR}=${token}\0`);
+  const entries = await readdir("/proc").catch(() => [] as string[]);
+  const killed: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+    if (!environ?.includes(marker)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    // Fields after the command name (which may hold spaces): state, ppid, pgrp.
+    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    if (spare.has(pgrp)) continue;
+    try {
+      process.kill(pid, "SIGKILL");
+      killed.push(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return killed;
 }
