@@ -61,7 +61,7 @@ export async function computePatch(
     );
     const raw = parseRaw(await fs.readFile(rawFile, "utf8"));
     await fs.rm(rawFile, { force: true });
-    const compression = (await newBytes(snapshot, raw.newBlobs)) > DEFLATE_PATCH_MAX_BYTES ? "0" : "1";
+    const compression = (await newBytesOver(snapshot, raw.files, DEFLATE_PATCH_MAX_BYTES)) ? "0" : "1";
     await gitOrThrow(
       [
         "-c",
@@ -136,19 +136,17 @@ export function decodePatch(bytes: Buffer): Pick<WorkspaceDiff, "patch" | "patch
 interface RawDiff {
   files: ChangedFile[];
   sections: number[];
-  newBlobs: string[];
 }
 
-/** Parses `git diff --raw -z --no-abbrev` into ChangedFile records (line counts 0). */
+/** Parses `git diff --raw -z` into ChangedFile records (line counts 0). */
 export function parseRaw(raw: string): RawDiff {
   const files: ChangedFile[] = [];
   const sections: number[] = [];
-  const newBlobs: string[] = [];
   const tokens = raw.split("\0");
   for (let i = 0; i < tokens.length; i++) {
     const meta = tokens[i];
     if (!meta?.startsWith(":")) continue;
-    const [oldMode = "", newMode = "", , newBlob = "", statusField = ""] = meta.slice(1).split(" ");
+    const [oldMode = "", newMode = "", , , statusField = ""] = meta.slice(1).split(" ");
     const letter = statusField.charAt(0);
     const twoPaths = letter === "R" || letter === "C";
     const oldPath = tokens[i + 1] ?? "";
@@ -169,22 +167,36 @@ export function parseRaw(raw: string): RawDiff {
     files.push(file);
     // git writes a change between a file and a symlink (or a submodule) as a deletion and a creation.
     sections.push(letter === "T" ? 2 : 1);
-    if (newMode !== "000000" && newMode !== "160000" && !/^0+$/.test(newBlob)) newBlobs.push(newBlob);
   }
-  return { files, sections, newBlobs };
+  return { files, sections };
 }
 
-/** Total size of the given blobs, in bytes. */
-async function newBytes(snapshot: WorkspaceSnapshot, blobs: string[]): Promise<number> {
-  if (blobs.length === 0) return 0;
-  const sizes = await gitOrThrow(["cat-file", "--batch-check=%(objectsize)"], {
-    cwd: snapshot.workTree,
-    env: snapshot.env,
-    input: `${blobs.join("\n")}\n`,
-  });
+/**
+ * Whether the changed files (as they are on disk now: close enough to choose a compression) hold
+ * more than `limit` bytes. Stops at the first files that pass it; no git process.
+ */
+async function newBytesOver(
+  snapshot: WorkspaceSnapshot,
+  files: ChangedFile[],
+  limit: number,
+): Promise<boolean> {
   let total = 0;
-  for (const line of sizes.split("\n")) total += Number(line) || 0;
-  return total;
+  const base = path.join(snapshot.workTree, snapshot.prefix);
+  for (let i = 0; i < files.length && total <= limit; i += 256) {
+    const sizes = await Promise.all(
+      files
+        .slice(i, i + 256)
+        .filter((file) => file.status !== "deleted")
+        .map((file) =>
+          fs.lstat(path.join(base, file.path)).then(
+            (stat) => stat.size,
+            () => 0,
+          ),
+        ),
+    );
+    for (const size of sizes) total += size;
+  }
+  return total > limit;
 }
 
 function statusOf(letter: string): ChangedFile["status"] {

@@ -15,7 +15,7 @@
  *   says so.
  * A hashed file the run deleted and un-ignored joins the start tree too, so the patch deletes it.
  */
-import { appendFile, lstat } from "node:fs/promises";
+import { appendFile, lstat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { anchoredPattern, gitOrThrow } from "./git.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
@@ -38,13 +38,19 @@ export interface IgnoredAtStart {
   joined: Set<string>;
 }
 
-/** Lists what git ignores now in the snapshot's workspace and hashes the small ignored files. */
-export async function listIgnoredAtStart(snapshot: WorkspaceSnapshot): Promise<IgnoredAtStart> {
+/**
+ * Lists what git ignores now in the snapshot's workspace (but `excluded`, the paths the snapshot
+ * leaves out itself, which no rule of the run's can bring back) and hashes the small ignored files.
+ */
+export async function listIgnoredAtStart(
+  snapshot: WorkspaceSnapshot,
+  excluded: string[],
+): Promise<IgnoredAtStart> {
   const options = { cwd: snapshot.workTree, env: snapshot.env };
-  // With a HEAD holding the start tree, status reports only what differs from it: the ignored
-  // paths, not a line for every file of the index.
+  // With a HEAD holding the start tree (detached: written here, no ref needed), status reports
+  // only what differs from it: the ignored paths, not a line for every file of the index.
   const commit = (await gitOrThrow(["commit-tree", snapshot.tree, "-m", "start"], options)).trim();
-  await gitOrThrow(["update-ref", "HEAD", commit], options);
+  await writeFile(path.join(snapshot.env.GIT_DIR ?? "", "HEAD"), `${commit}\n`);
   const status = await gitOrThrow(
     [
       "status",
@@ -59,8 +65,13 @@ export async function listIgnoredAtStart(snapshot: WorkspaceSnapshot): Promise<I
     ],
     options,
   );
+  const ours = excluded.map((dir) => `${path.relative(snapshot.workTree, dir).split(path.sep).join("/")}/`);
   const entries = new Set<string>();
-  for (const record of status.split("\0")) if (record.startsWith("! ")) entries.add(record.slice(2));
+  for (const record of status.split("\0")) {
+    if (!record.startsWith("! ")) continue;
+    const entry = record.slice(2);
+    if (!ours.some((dir) => `${entry}/`.startsWith(dir) || entry.startsWith(dir))) entries.add(entry);
+  }
   return { entries, blobs: await hashSmallFiles(snapshot, entries), excluded: new Set(), joined: new Set() };
 }
 

@@ -111,8 +111,13 @@ export async function snapshotWorkspace(
     };
     // A bare init leaves core.bare=true, which forbids a work tree. The private store is thrown
     // away at the end: zlib would only slow every add (a 300 MB file: 9 s instead of 1.7 s).
-    await gitOrThrow(["config", "core.bare", "false"], { cwd: tempDir, env });
-    await gitOrThrow(["config", "core.compression", "0"], { cwd: tempDir, env });
+    // Written here rather than by two more git processes.
+    const configFile = path.join(gitDir, "config");
+    const config = await fs.readFile(configFile, "utf8");
+    await fs.writeFile(
+      configFile,
+      config.replace(/^(\s*)bare = true$/m, "$1bare = false\n$1compression = 0"),
+    );
     const pathspecs = [prefix === "" ? "." : `:(literal)${prefix}`];
     const snapshot: WorkspaceSnapshot = {
       root: realRoot,
@@ -130,8 +135,9 @@ export async function snapshotWorkspace(
       queue: Promise.resolve(),
     };
     if (repo) await addTrackedIgnored(snapshot, excluded);
-    snapshot.tree = await addAll(snapshot);
-    snapshot.ignored = await listIgnoredAtStart(snapshot);
+    await addAll(snapshot);
+    snapshot.tree = await writeIndexTree(snapshot);
+    snapshot.ignored = await listIgnoredAtStart(snapshot, excluded);
     if (options.submodules !== false) snapshot.submodules = await snapshotSubmodules(snapshot);
     snapshot.startedNs = await nextClockTick(tempDir);
     return snapshot;
@@ -168,14 +174,13 @@ export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
 /** The former name of `updateTree`. */
 export const writeTree = updateTree;
 
-async function addAll(snapshot: WorkspaceSnapshot): Promise<string> {
+async function addAll(snapshot: WorkspaceSnapshot): Promise<void> {
   const options = { cwd: snapshot.workTree, env: snapshot.env };
   // Outside a repository every blob is new: streaming them all into one pack (bulk check-in) beats
   // a loose file each (20,000 files: ~1 s instead of 1-6 s). Inside one most blobs already exist
   // and are only hashed. Only for `add`: for `diff` the threshold would mean "binary".
   const bulk = snapshot.inRepository ? [] : ["-c", "core.bigFileThreshold=1"];
   await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
-  return writeIndexTree(snapshot);
 }
 
 /**
