@@ -1,17 +1,20 @@
 /**
  * Whole-file writes: through a temp file next to the target and a rename, so a reader, a kill or a
- * full disk never sees half a file. A write that fails removes its temp file; temp files a killed
- * process left (named with its PID) are removed by `removeStaleTempFiles`.
+ * full disk never sees half a file. A write that fails removes its temp file; one a killed process
+ * left is removed by its reaper (src/system/reaper.ts), or else by `removeStaleTempFiles`.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { watchTempPath } from "../system/reaper.ts";
 import { isProcessAlive } from "../system/run-temp.ts";
 
 const TEMP_NAME = /^(.+)\.(\d+)\.tmp$/;
 
-/** The temp file a write of `file` goes through: `<file>.<pid>.tmp`. */
+/** The temp file a write of `file` goes through: `<file>.<pid>.tmp`, removed by the reaper if the process is killed. */
 export function tempPathFor(file: string): string {
-  return `${file}.${process.pid}.tmp`;
+  const temp = `${file}.${process.pid}.tmp`;
+  watchTempPath(temp);
+  return temp;
 }
 
 /** Writes `data` to `file` atomically (creating its folder). On failure `file` is as it was and no temp file is left. */

@@ -15,9 +15,9 @@
  *   says so.
  * A hashed file the run deleted and un-ignored joins the start tree too, so the patch deletes it.
  */
-import { appendFile, lstat, writeFile } from "node:fs/promises";
+import fs, { appendFile, lstat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { anchoredPattern, gitOrThrow } from "./git.ts";
+import { anchoredPattern, git, gitOrThrow } from "./git.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
 
 /** Ignored files hashed at the start: at most this many... */
@@ -103,6 +103,37 @@ async function hashSmallFiles(
     if (blob) blobs.set(entry.file, { mode: entry.mode, blob });
   }
   return blobs;
+}
+
+/**
+ * Files the user tracks although an ignore rule matches them (committed before the rule, or added
+ * with -f) are part of the workspace: they go in the private index first, where later adds keep
+ * them whatever the ignore rules say. The user's index is only read.
+ */
+export async function addTrackedIgnored(snapshot: WorkspaceSnapshot, excluded: string[]): Promise<void> {
+  const listed = await git(
+    ["ls-files", "-z", "--full-name", "--cached", "--ignored", "--exclude-standard", "--", "."],
+    {
+      cwd: snapshot.root,
+    },
+  );
+  if (listed.failed || listed.stdout === "") return;
+  const outside = excluded.map((dir) => path.relative(snapshot.workTree, dir).split(path.sep).join("/"));
+  const files: string[] = [];
+  for (const file of listed.stdout.split("\0")) {
+    if (file === "" || outside.some((dir) => file === dir || file.startsWith(`${dir}/`))) continue;
+    const exists = await fs.lstat(path.join(snapshot.workTree, file)).then(
+      () => true,
+      () => false,
+    );
+    if (exists) files.push(`:(literal)${file}\0`);
+  }
+  if (files.length === 0) return;
+  await gitOrThrow(["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"], {
+    cwd: snapshot.workTree,
+    env: snapshot.env,
+    input: files.join(""),
+  });
 }
 
 /** The entry of `ignored` covering `file` (the file itself or a directory above it), if any. */

@@ -13,7 +13,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { makeRunTempDir, removeRunTempDir, removeStaleRunTempDirs } from "../system/run-temp.ts";
 import { anchoredPattern, git, gitOrThrow } from "./git.ts";
-import { type IgnoredAtStart, listIgnoredAtStart, reconcileUnignored } from "./ignored-at-start.ts";
+import {
+  addTrackedIgnored,
+  type IgnoredAtStart,
+  listIgnoredAtStart,
+  reconcileUnignored,
+} from "./ignored-at-start.ts";
 import { type SubmoduleSnapshot, snapshotSubmodules } from "./submodules.ts";
 
 /** Attributes that would make git store something other than the bytes on disk (EOL, LFS, ident). */
@@ -181,37 +186,6 @@ async function addAll(snapshot: WorkspaceSnapshot): Promise<void> {
   // and are only hashed. Only for `add`: for `diff` the threshold would mean "binary".
   const bulk = snapshot.inRepository ? [] : ["-c", "core.bigFileThreshold=1"];
   await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
-}
-
-/**
- * Files the user tracks although an ignore rule matches them (committed before the rule, or added
- * with -f) are part of the workspace: they go in the private index first, where later adds keep
- * them whatever the ignore rules say. The user's index is only read.
- */
-async function addTrackedIgnored(snapshot: WorkspaceSnapshot, excluded: string[]): Promise<void> {
-  const listed = await git(
-    ["ls-files", "-z", "--full-name", "--cached", "--ignored", "--exclude-standard", "--", "."],
-    {
-      cwd: snapshot.root,
-    },
-  );
-  if (listed.failed || listed.stdout === "") return;
-  const outside = excluded.map((dir) => path.relative(snapshot.workTree, dir).split(path.sep).join("/"));
-  const files: string[] = [];
-  for (const file of listed.stdout.split("\0")) {
-    if (file === "" || outside.some((dir) => file === dir || file.startsWith(`${dir}/`))) continue;
-    const exists = await fs.lstat(path.join(snapshot.workTree, file)).then(
-      () => true,
-      () => false,
-    );
-    if (exists) files.push(`:(literal)${file}\0`);
-  }
-  if (files.length === 0) return;
-  await gitOrThrow(["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"], {
-    cwd: snapshot.workTree,
-    env: snapshot.env,
-    input: files.join(""),
-  });
 }
 
 async function writeIndexTree(snapshot: WorkspaceSnapshot): Promise<string> {

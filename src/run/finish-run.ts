@@ -83,9 +83,6 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       costUsd,
       filesChanged: written.patch ? (state.patch?.files.length ?? 0) : 0,
     });
-    await ctx.events.close().catch(() => {});
-    await ctx.checkpoints?.dispose();
-    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot).catch(() => {});
     return {
       conclusion: final.conclusion,
       exitCode: final.exitCode,
@@ -103,6 +100,10 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       ...(outputsError !== undefined && { outputsError: ctx.redactor.redact(outputsError) }),
     };
   } finally {
+    // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
+    await ctx.events.close().catch(() => {});
+    await ctx.checkpoints?.dispose().catch(() => {});
+    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot).catch(() => {});
     hold.release();
   }
 }
@@ -141,6 +142,8 @@ async function writeAll(
   const written = await writeRunOutputs(ctx.outputs.dir, {
     patch: state.patch,
     ...(state.status === "failed" && !state.patch && { diffError: state.error }),
+    ...(state.status === "partial" &&
+      !state.patch && { diffError: "the run had to stop before it was computed" }),
     redactor: ctx.redactor,
     disposable: [path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR)],
     record: ({ patch, freed }) => {

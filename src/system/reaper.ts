@@ -79,9 +79,12 @@ export function watchGroup(pid: number): () => void {
   return () => send(`u ${pid}`);
 }
 
-/** Removes `dir` if the runner dies (a dir removed before is no matter). Paths with a newline are not watched. */
-export function watchTempDir(dir: string): void {
-  if (!dir.includes("\n")) send(`d ${dir}`);
+/**
+ * Removes `target` (a temp dir or file) if the runner dies; one gone before (removed, renamed) is no
+ * matter. Paths with a newline are not watched.
+ */
+export function watchTempPath(target: string): void {
+  if (!target.includes("\n")) send(`d ${target}`);
 }
 
 /**

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { watchTempDir } from "./reaper.ts";
+import { watchTempPath } from "./reaper.ts";
 
 const NAME = /^agent-run-pid(\d+)-[a-z-]+-[A-Za-z0-9]{6}$/;
 
@@ -18,7 +18,7 @@ let exitHookInstalled = false;
 export async function makeRunTempDir(purpose: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), `agent-run-pid${process.pid}-${purpose}-`));
   live.add(dir);
-  watchTempDir(dir);
+  watchTempPath(dir);
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once("exit", () => {
