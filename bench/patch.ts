@@ -3,8 +3,10 @@
  * Times the start snapshot and the end diff separately, for a committed git repository and for a
  * plain directory; then what a run pays after each turn that ran a writing tool (the index update,
  * and the checkpoint's patch, computed in the background during the next model call); then a run
- * that creates 130,000 files, end to end (issue 13: such a run got an empty patch). Run with
- * `node bench/patch.ts [files] [runs] [many]` (many=0 skips the last).
+ * that creates 130,000 files, end to end (issue 13: such a run got an empty patch); last, the end
+ * of a run through the bundled CLI, last reply to outputs written (./patch-end-of-run.ts). Run with
+ * `node bench/patch.ts [files] [runs] [many] [end-runs] [end-only]` (many=0 or end-runs=0 skips
+ * that part; end-only picks the end-of-run changes whose label starts with it, e.g. "a 300").
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -14,10 +16,13 @@ import { computePatch, diffWorkspace } from "../src/output/diff.ts";
 import { createRedactor } from "../src/output/redact.ts";
 import { disposeSnapshot, snapshotWorkspace, updateTree } from "../src/output/snapshot.ts";
 import { writePatch } from "../src/output/write-patch.ts";
+import { benchEndOfRun } from "./patch-end-of-run.ts";
 
 const FILES = Number(process.argv[2] ?? 20_000);
 const RUNS = Number(process.argv[3] ?? 5);
 const MANY = Number(process.argv[4] ?? 130_000);
+const END_RUNS = Number(process.argv[5] ?? 3);
+const END_ONLY = process.argv[6];
 const CHANGED = 10;
 
 function makeWorkspace(withGit: boolean, files = FILES): string {
@@ -145,3 +150,4 @@ await bench(true);
 await bench(false);
 await benchTurnEnd();
 if (MANY > 0) await benchManyFiles();
+if (END_RUNS > 0) await benchEndOfRun(END_RUNS, END_ONLY);
