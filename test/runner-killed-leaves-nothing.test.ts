@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { expect, test } from "vitest";
 import { isAlive, runCli, startCli, tempWorkspace, waitGone } from "./helpers/cli.ts";
@@ -107,4 +107,61 @@ test("a run removes the temp dirs of earlier runs whose process is gone, and onl
       .filter((name) => name.startsWith("agent-run-pid"))
       .sort(),
   ).toEqual([path.basename(live)]);
+});
+
+/** The v1 pids or v2 folders of cgroups named for `pid` (`agent-run-<pid>-*`), the runner's parent being the root here. */
+function cgroupsOf(pid: number | string): string[] {
+  const found: string[] = [];
+  for (const root of ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"]) {
+    if (!existsSync(root)) continue;
+    for (const name of readdirSync(root))
+      if (name.startsWith(`agent-run-${pid}-`)) found.push(path.join(root, name));
+  }
+  return found;
+}
+
+const CAN_MAKE_CGROUP = process.getuid?.() === 0 && existsSync("/sys/fs/cgroup");
+
+test.skipIf(!CAN_MAKE_CGROUP)(
+  "SIGKILL of the runner: its cgroup goes, with a child that cleared its environment and left its session",
+  async () => {
+    const marker = String((Date.now() + 13) % 100000);
+    const dir = await tempWorkspace({
+      "task.yml": TASK("off"),
+      "s.yml": `turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'env -i setsid sleep 308${marker} & sleep 309${marker}' } }]\n`,
+    });
+    const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);
+    const escapee = ["sleep", `308${marker}`];
+    await until(
+      () => processesRunning(escapee).length > 0 && processesRunning(["sleep", `309${marker}`]).length > 0,
+    );
+    const groups = cgroupsOf(child.pid ?? 0);
+    // Without a cgroup (another layout) there is nothing this test can check.
+    if (groups.length === 0) return;
+    child.kill("SIGKILL");
+    await done;
+    expect(await goneWithin(5000, () => processesRunning(escapee).length === 0)).toBe(true);
+    expect(await goneWithin(5000, () => groups.every((group) => !existsSync(group)))).toBe(true);
+  },
+);
+
+test.skipIf(!CAN_MAKE_CGROUP)("a run removes the cgroups of earlier runs whose process is gone", async () => {
+  const parent = existsSync("/sys/fs/cgroup/pids") ? "/sys/fs/cgroup/pids" : "/sys/fs/cgroup";
+  const deadPid = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8")) + 2;
+  const stale = path.join(parent, `agent-run-${deadPid}-abc123`);
+  const live = path.join(parent, `agent-run-${process.pid}-def456`);
+  mkdirSync(stale);
+  mkdirSync(live);
+  try {
+    const dir = await tempWorkspace({
+      "task.yml": TASK("off"),
+      "s.yml": "turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'true' } }]\n  - text: done\n",
+    });
+    const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);
+    expect(result.code).toBe(0);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  } finally {
+    for (const group of [stale, live]) if (existsSync(group)) rmdirSync(group);
+  }
 });

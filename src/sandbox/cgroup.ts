@@ -13,8 +13,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { watchCgroup } from "../system/reaper.ts";
+import { isProcessAlive } from "../system/run-temp.ts";
 
 /** A run's pids cgroup. */
 export interface PidsCgroup {
@@ -49,8 +51,11 @@ export async function createPidsCgroup(
   for (const candidate of candidates(layout)) {
     try {
       if (candidate.version === 2) await enablePids(candidate.parent);
+      await removeStaleGroups(candidate.parent);
       const dir = path.join(candidate.parent, `agent-run-${process.pid}-${randomBytes(3).toString("hex")}`);
       await mkdir(dir);
+      // A runner killed outright leaves the group to its reaper, which kills what is in it.
+      watchCgroup(dir);
       try {
         await writeFile(path.join(dir, "pids.max"), String(limit));
       } catch (error) {
@@ -147,6 +152,22 @@ function readText(file: string): string {
     return readFileSync(file, "utf8");
   } catch {
     return "";
+  }
+}
+
+const GROUP_NAME = /^agent-run-(\d+)-[0-9a-f]{6}$/;
+
+/**
+ * Removes the empty groups of earlier runs under `parent` whose process is gone (the machine went
+ * down before their reapers could). One still holding tasks is left: its PID may be of another PID
+ * namespace sharing this hierarchy, whose run is alive.
+ */
+async function removeStaleGroups(parent: string): Promise<void> {
+  const names = await readdir(parent).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(GROUP_NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+    await rmdir(path.join(parent, name)).catch(() => undefined);
   }
 }
 

@@ -4,7 +4,8 @@
  * and temp dirs of the runner as they come and go; when the pipe reaches EOF (the runner is gone,
  * however it ended) it kills every group still registered, then every process still carrying the
  * runner's marker in its environment (which catches children that left their group with `setsid`),
- * and removes the temp dirs. Sandboxed commands need none of this: bwrap's `--die-with-parent` and
+ * and removes the temp dirs, and the run's cgroup after killing what is in it (a child that also
+ * cleared its environment). Sandboxed commands need none of this: bwrap's `--die-with-parent` and
  * its PID namespace end them with the runner.
  *
  * Best effort by design: without `sh` (or when it cannot start) nothing is watched and the run goes
@@ -19,19 +20,31 @@ import type { Socket } from "node:net";
 /** The environment variable every child of a runner carries (set by runProcess); its value is per runner. */
 export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
 
-// Lines on stdin: "g PID" watches a process group, "u PID" forgets it, "d PATH" watches a temp dir.
-// On EOF: SIGKILL each group, then each process whose environment holds the marker, then rm -rf.
+// Lines on stdin: "g PID" watches a process group, "u PID" forgets it, "d PATH" watches a temp dir,
+// "c PATH" a cgroup. On EOF: SIGKILL each group, then each cgroup's tasks (until it can be removed),
+// then each process whose environment holds the marker, then rm -rf.
 const REAPER_SCRIPT = `
-marker="$1"; groups=""; dirs=""
+marker="$1"; groups=""; dirs=""; cgroups=""
 while IFS= read -r line; do
   case "$line" in
     "g "*) groups="$groups \${line#g }" ;;
     "u "*) kept=""; for g in $groups; do [ "$g" = "\${line#u }" ] || kept="$kept $g"; done; groups="$kept" ;;
     "d "*) dirs="$dirs\${line#d }
 " ;;
+    "c "*) cgroups="$cgroups\${line#c }
+" ;;
   esac
 done
 for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+printf '%s' "$cgroups" | while IFS= read -r c; do
+  [ -d "$c" ] || continue
+  [ -e "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null
+  n=0
+  while [ $n -lt 250 ] && ! rmdir "$c" 2>/dev/null && [ -d "$c" ]; do
+    for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    sleep 0.02 2>/dev/null || sleep 1; n=$((n + 1))
+  done
+done
 for f in $(grep -l -s -a -F -e "$marker" /proc/[0-9]*/environ 2>/dev/null); do
   p="\${f#/proc/}"; p="\${p%/environ}"; [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
 done
@@ -85,6 +98,14 @@ export function watchGroup(pid: number): () => void {
  */
 export function watchTempPath(target: string): void {
   if (!target.includes("\n")) send(`d ${target}`);
+}
+
+/**
+ * Kills the tasks of cgroup `dir` and removes it if the runner dies first (whatever is in it, even a
+ * process that cleared its environment and left its session). One removed before is no matter.
+ */
+export function watchCgroup(dir: string): void {
+  if (!dir.includes("\n")) send(`c ${dir}`);
 }
 
 /**
