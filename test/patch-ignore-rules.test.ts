@@ -55,17 +55,34 @@ describe("files the run un-ignores: the patch still applies to the start state",
 
   test("an ignored file the run un-ignores and edits: the patch holds the edit, not a new file", async () => {
     const root = gitRepo({ ".gitignore": IGNORES, "a.txt": "a\n" });
-    writeFiles(root, { "debug.log": "line 1\nline 2\n", ".env": "A=1\n" });
+    writeFiles(root, { "debug.log": "line 1\nline 2\n" });
     const { diff } = await roundTrip(root, [
       (dir) => writeFiles(dir, { ".gitignore": "build/\n", "debug.log": "line 1\nline 2 edited\n" }),
-      (dir) => fs.rmSync(path.join(dir, ".env")),
     ]);
     expect(diff.files.map((f) => `${f.status} ${f.path}`)).toEqual([
-      "deleted .env",
       "modified .gitignore",
       "modified debug.log",
     ]);
     expect(diff.patch).toContain("-line 2\n+line 2 edited\n");
+  });
+
+  test("an ignored file the run deletes (rules rewritten or not) stays out: its content is never published", async () => {
+    const root = gitRepo({ ".gitignore": IGNORES, "a.txt": "a\n" });
+    writeFiles(root, { ".env": "API_KEY=not-in-any-commit\n", "old.log": "old log\n" });
+    const { diff, notes } = await roundTrip(
+      root,
+      [
+        (dir) => writeFiles(dir, { ".gitignore": "build/\n" }),
+        (dir) => fs.rmSync(path.join(dir, ".env")),
+        (dir) => fs.rmSync(path.join(dir, "old.log")),
+      ],
+      { skip: [".env", "old.log"] },
+    );
+    expect(diff.files.map((f) => `${f.status} ${f.path}`)).toEqual(["modified .gitignore"]);
+    expect(diff.patch).not.toContain("not-in-any-commit");
+    expect(notes).toContain(
+      ".env was ignored by git at the start and the run deleted it; patch.diff leaves it out",
+    );
   });
 
   test("an ignored folder un-ignored, then edited after a checkpoint: the edit is in the patch", async () => {

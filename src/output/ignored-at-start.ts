@@ -13,7 +13,8 @@
  *   content, which joins the start tree;
  * - otherwise its start content is unknown: the whole entry is left out of the patch, and a note
  *   says so.
- * A hashed file the run deleted and un-ignored joins the start tree too, so the patch deletes it.
+ * A hashed file the run deleted and un-ignored stays out (a note says so): deleting it in the patch
+ * would publish its content.
  */
 import fs, { appendFile, lstat, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -34,8 +35,6 @@ export interface IgnoredAtStart {
   blobs: Map<string, { mode: string; blob: string }>;
   /** Entries left out of the patch: un-ignored by the run, with a start content that is unknown. */
   excluded: Set<string>;
-  /** Hashed files that joined the start tree after the run deleted them. */
-  joined: Set<string>;
 }
 
 /**
@@ -72,7 +71,7 @@ export async function listIgnoredAtStart(
     const entry = record.slice(2);
     if (!ours.some((dir) => `${entry}/`.startsWith(dir) || entry.startsWith(dir))) entries.add(entry);
   }
-  return { entries, blobs: await hashSmallFiles(snapshot, entries), excluded: new Set(), joined: new Set() };
+  return { entries, blobs: await hashSmallFiles(snapshot, entries), excluded: new Set() };
 }
 
 async function hashSmallFiles(
@@ -184,15 +183,20 @@ export async function reconcileUnignored(snapshot: WorkspaceSnapshot): Promise<v
     if (unchanged.length === files.length) join.push(...unchanged);
     else exclude.push(entry);
   }
-  join.push(...(await deletedAndUnignored(snapshot)));
+  // An ignored file the run deleted: a patch deleting it would publish its whole content (often a
+  // .env), which no commit of the end state holds. It stays out, like every ignored file.
+  const deleted = await deletedAndUnignored(snapshot);
+  exclude.push(...deleted);
   if (join.length === 0 && exclude.length === 0) return;
 
   await hashMissing(snapshot, join);
   for (const entry of exclude) {
     ignored.excluded.add(entry);
     snapshot.notes.add(
-      `${shown(snapshot, entry)} was ignored by git at the start; the run un-ignored and changed it, ` +
-        "so its start content is unknown and patch.diff leaves it out",
+      deleted.includes(entry)
+        ? `${shown(snapshot, entry)} was ignored by git at the start and the run deleted it; patch.diff leaves it out`
+        : `${shown(snapshot, entry)} was ignored by git at the start; the run un-ignored and changed it, ` +
+            "so its start content is unknown and patch.diff leaves it out",
     );
   }
   if (exclude.length > 0) {
@@ -205,29 +209,25 @@ export async function reconcileUnignored(snapshot: WorkspaceSnapshot): Promise<v
   snapshot.tree = await amendTree(snapshot, join, exclude);
 }
 
-/** Hashed ignored files that are gone now and no longer ignored: the patch must delete them. */
-async function deletedAndUnignored(
-  snapshot: WorkspaceSnapshot,
-): Promise<Array<{ file: string; mode: string; blob: string }>> {
-  const gone: Array<{ file: string; mode: string; blob: string }> = [];
-  for (const [file, hashed] of snapshot.ignored.blobs) {
-    if (snapshot.ignored.excluded.has(file) || snapshot.ignored.joined.has(file)) continue;
+/** Hashed ignored files that are gone now and no longer ignored (which git would take for deletions). */
+async function deletedAndUnignored(snapshot: WorkspaceSnapshot): Promise<string[]> {
+  const gone: string[] = [];
+  for (const file of snapshot.ignored.blobs.keys()) {
+    if (snapshot.ignored.excluded.has(file)) continue;
     const exists = await lstat(path.join(snapshot.workTree, file)).then(
       () => true,
       () => false,
     );
-    if (!exists) gone.push({ file, ...hashed });
+    if (!exists) gone.push(file);
   }
   if (gone.length === 0) return gone;
   const result = await gitOrThrow(["check-ignore", "-z", "--stdin", "--no-index"], {
     cwd: snapshot.workTree,
     env: snapshot.env,
-    input: gone.map((entry) => `${entry.file}\0`).join(""),
+    input: gone.map((file) => `${file}\0`).join(""),
   }).catch(() => "");
   const stillIgnored = new Set(result.split("\0"));
-  const unignored = gone.filter((entry) => !stillIgnored.has(entry.file));
-  for (const entry of unignored) snapshot.ignored.joined.add(entry.file);
-  return unignored;
+  return gone.filter((file) => !stillIgnored.has(file));
 }
 
 async function hashMissing(

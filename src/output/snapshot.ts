@@ -134,7 +134,7 @@ export async function snapshotWorkspace(
       env,
       inRepository: repo !== undefined,
       startedNs: 0n,
-      ignored: { entries: new Set(), blobs: new Map(), excluded: new Set(), joined: new Set() },
+      ignored: { entries: new Set(), blobs: new Map(), excluded: new Set() },
       submodules: [],
       notes: new Set(),
       queue: Promise.resolve(),
