@@ -79,7 +79,11 @@ describe.skipIf(!CAN_MOUNT)("a full disk", () => {
     expect(readFileSync(path.join(out, "summary.md"), "utf8")).toContain(
       "The disk was full: the full outputs of cut commands (tool-output/) were removed",
     );
-    expect(readdirSync(out).sort()).toEqual(["events.jsonl", "patch.diff", "summary.md", "usage.json"]);
+    expect(
+      readdirSync(out)
+        .filter((name) => name !== ".gitignore")
+        .sort(),
+    ).toEqual(["events.jsonl", "patch.diff", "summary.md", "usage.json"]);
     expectPatchGivesEndState({ root, start, out }, ["fill.bin"]);
     expect(eventsParse(out).at(-1)?.type).toBe("run_end");
   });

@@ -94,6 +94,14 @@ export function expectPatchGivesEndState(
 
 /** What `<out>` holds besides the four outputs (temp files left behind, say). */
 export function strayFiles(out: string): string[] {
-  const expected = new Set(["patch.diff", "usage.json", "summary.md", "events.jsonl", "tool-output"]);
+  // .gitignore: the one a run puts in an outputs dir it creates in the workspace.
+  const expected = new Set([
+    ".gitignore",
+    "patch.diff",
+    "usage.json",
+    "summary.md",
+    "events.jsonl",
+    "tool-output",
+  ]);
   return readdirSync(out).filter((name) => !expected.has(name));
 }
