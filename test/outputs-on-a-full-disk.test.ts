@@ -83,7 +83,7 @@ describe.skipIf(!CAN_MOUNT)("a full disk", () => {
       readdirSync(out)
         .filter((name) => name !== ".gitignore")
         .sort(),
-    ).toEqual(["events.jsonl", "patch.diff", "summary.md", "usage.json"]);
+    ).toEqual(["events.jsonl", "patch.diff", "summary.md", "transcript.json", "usage.json"]);
     expectPatchGivesEndState({ root, start, out }, ["fill.bin"]);
     expect(eventsParse(out).at(-1)?.type).toBe("run_end");
   });

@@ -29,7 +29,8 @@ export const CLEANUP_TIMEOUT_MS = 2000;
  * The finish phase: the end-of-run guarantees live here, whoever called the run. Whatever ended the
  * execute phase, it releases the run's resources, computes the patch and writes patch.diff,
  * usage.json and summary.md (in that order, each atomic, each attempted whatever happened to the one
- * before), then transcript.json (what --resume reads), ends events.jsonl with `run_end` and returns the result with the exit code of DESIGN §4.
+ * before), then transcript.json (what --resume reads), ends events.jsonl with `run_end` and
+ * returns the result with the exit code of DESIGN §4.
  *
  * No stop signal ends the process before patch.diff is written. When one says the process must end
  * soon (./finish-signals.ts) and the full patch is not done, the last turn-end checkpoint's patch is
@@ -188,7 +189,7 @@ async function writeAll(
     ctx.emit({ type: "warning", message: written.errors.join("; ") });
   }
   // After the three outputs, which matter more: what a later --resume reads.
-  await saveTranscript(ctx, written.record, written.patch?.hadSecret ?? false);
+  await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false);
   return { written, final };
 }
 
@@ -211,7 +212,12 @@ function resumedRun(ctx: RunContext): ResumedRun | undefined {
  * it started) there is no conversation, and no transcript. A failure is a warning: the other
  * outputs are written already.
  */
-async function saveTranscript(ctx: RunContext, record: RunRecord, patchHadSecret: boolean): Promise<void> {
+async function saveTranscript(
+  ctx: RunContext,
+  record: RunRecord,
+  final: Ended,
+  patchHadSecret: boolean,
+): Promise<void> {
   const messages = ctx.transcript?.();
   if (!messages || messages.length === 0) return;
   try {
@@ -223,8 +229,8 @@ async function saveTranscript(ctx: RunContext, record: RunRecord, patchHadSecret
         task: ctx.task.name,
         model: record.model,
         started_at: new Date(ctx.started).toISOString(),
-        conclusion: record.conclusion,
-        ...(record.reason !== undefined && { reason: record.reason }),
+        conclusion: final.conclusion,
+        ...(final.reason !== undefined && { reason: final.reason }),
         patch_had_secret: patchHadSecret,
         totals: runTotals(record),
       },

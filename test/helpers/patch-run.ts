@@ -101,6 +101,7 @@ export function strayFiles(out: string): string[] {
     "usage.json",
     "summary.md",
     "events.jsonl",
+    "transcript.json",
     "tool-output",
   ]);
   return readdirSync(out).filter((name) => !expected.has(name));
