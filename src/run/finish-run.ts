@@ -9,6 +9,7 @@ import {
   redactFilesIn,
   removeStaleTempFiles,
   runTotals,
+  writeFileAtomic,
   writeRunOutputs,
 } from "../output/index.ts";
 import { loadModelCatalog, modelLabel } from "../providers/index.ts";
@@ -48,13 +49,14 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
         message: `${leftovers.length} process${leftovers.length === 1 ? "" : "es"} the run's commands left running ${leftovers.length === 1 ? "was" : "were"} stopped`,
       });
     }
-    const ended = conclude(
-      ctx.outcome,
-      ctx.crash,
-      ctx.controller.signal.reason,
-      ctx.options.signal?.reason,
-      ctx.collector.gaveUp,
-    );
+    const ended = conclude({
+      outcome: ctx.outcome,
+      crash: ctx.crash,
+      abortReason: ctx.controller.signal.reason,
+      externalReason: ctx.options.signal?.reason,
+      gaveUp: ctx.collector.gaveUp,
+      ...(ctx.result && { result: ctx.result }),
+    });
     await removeStaleTempFiles(ctx.outputs.dir);
     const full = endPatch(ctx);
     // The note on an unknown cost names what the catalog knows; it loads (from disk) meanwhile.
@@ -62,7 +64,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     const first = await Promise.race([full, hold.urgent.then(() => undefined)]);
     if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx));
     const state = first ?? (await full);
-    const { written, final } = await writeAll(ctx, ended, state);
+    const { written, final, result, resultWritten } = await writeAll(ctx, ended, state);
     // The bash tool saved full outputs as the commands printed them; like every output, they keep
     // no secret (the commands have ended: the sandbox went with the cleanups). After the three
     // outputs, which matter more; on a full disk they may be gone already.
@@ -88,7 +90,16 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       conclusion: final.conclusion,
       exitCode: final.exitCode,
       ...(final.reason !== undefined && { reason: ctx.redactor.redact(final.reason) }),
-      outputs: ctx.outputs,
+      outputs: {
+        dir: ctx.outputs.dir,
+        patch: ctx.outputs.patch,
+        usage: ctx.outputs.usage,
+        summary: ctx.outputs.summary,
+        events: ctx.outputs.events,
+        transcript: ctx.outputs.transcript,
+        ...(resultWritten && { result: ctx.outputs.result }),
+      },
+      ...(result !== undefined && { result }),
       changedFiles: written.patch ? (state.patch?.files.map((file) => file.path) ?? []) : [],
       costUsd,
       turns: totals.turns,
@@ -138,8 +149,14 @@ async function writeAll(
   ctx: RunContext,
   ended: Ended,
   state: PatchState,
-): Promise<{ written: RunOutputsWritten; final: Ended }> {
+): Promise<{ written: RunOutputsWritten; final: Ended; result: unknown; resultWritten: boolean }> {
   let final = state.status === "failed" ? concludeOutputFailure(ended, state.error) : ended;
+  // The structured result counts only for a run that succeeded with it; like every output, it
+  // keeps no secret.
+  const result =
+    final.conclusion === "success" && ctx.result?.accepted
+      ? ctx.redactor.redactDeep(ctx.result.value)
+      : undefined;
   const written = await writeRunOutputs(ctx.outputs.dir, {
     patch: state.patch,
     ...(state.status === "failed" && !state.patch && { diffError: state.error }),
@@ -181,6 +198,7 @@ async function writeAll(
         notes,
         runId: ctx.runId,
         ...(resumedFrom && { resumedFrom }),
+        ...(result !== undefined && { result }),
       });
     },
   });
@@ -188,9 +206,19 @@ async function writeAll(
     final = concludeOutputFailure(final, `the outputs could not all be written: ${written.errors[0]}`);
     ctx.emit({ type: "warning", message: written.errors.join("; ") });
   }
-  // After the three outputs, which matter more: what a later --resume reads.
+  // After the three outputs, which matter more: result.json, then what a later --resume reads.
+  let resultWritten = false;
+  if (result !== undefined && final.conclusion === "success") {
+    resultWritten = await writeFileAtomic(ctx.outputs.result, `${JSON.stringify(result, null, 2)}\n`).then(
+      () => true,
+      (error: unknown) => {
+        ctx.emit({ type: "warning", message: `result.json could not be written: ${errorText(error)}` });
+        return false;
+      },
+    );
+  }
   await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false);
-  return { written, final };
+  return { written, final, result: final.conclusion === "success" ? result : undefined, resultWritten };
 }
 
 /** The earlier run a resumed run continues, from its transcript. */
