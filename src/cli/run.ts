@@ -35,6 +35,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   const sigterm = () => onSignal("SIGTERM");
   process.on("SIGINT", sigint);
   process.on("SIGTERM", sigterm);
+  let exitCode: number | undefined;
 
   const render = command.json
     ? createJsonRenderer(stdout, process.env.GITHUB_ACTIONS === "true")
@@ -64,6 +65,7 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
     if (result.outputsError !== undefined) stderr(`agent-run: ${result.outputsError}\n`);
     else if (!command.json) stderr(`outputs: ${result.outputs.dir}\n`);
     if (interrupted) setTimeout(() => process.exit(result.exitCode), EXIT_AFTER_OUTPUTS_MS).unref();
+    exitCode = result.exitCode;
     return result.exitCode;
   } catch (error) {
     if (error instanceof SpecError) {
@@ -77,6 +79,13 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   } finally {
     process.off("SIGINT", sigint);
     process.off("SIGTERM", sigterm);
+    // The outputs are written: a stop signal from here on ends the process with the run's code
+    // rather than the signal's (CI's second signal often lands while the process is exiting).
+    const code = exitCode;
+    if (code !== undefined) {
+      process.once("SIGINT", () => process.exit(code));
+      process.once("SIGTERM", () => process.exit(code));
+    }
   }
 }
 
