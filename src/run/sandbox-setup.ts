@@ -19,6 +19,8 @@
  * every bwrap, or each unsandboxed command, is started through its launcher; a note says which
  * cap applied.
  */
+import { statSync } from "node:fs";
+import path from "node:path";
 import type { CommandWrapper } from "../hooks/index.ts";
 import {
   bubblewrapCommand,
@@ -26,6 +28,7 @@ import {
   createSandboxSession,
   detectSandbox,
   findGitCredentials,
+  isInside,
   launch,
   type PreparedSandbox,
   type ProcessCap,
@@ -195,6 +198,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     wrapServerCommand: (command, options) => {
       const policy = {
         ...prepared.policy,
+        reveal: [...(prepared.policy.reveal ?? []), ...namedFolders(prepared.policy, command)],
         network: prepared.policy.network || options.network,
         env: sandboxEnv(command.env, { home: prepared.policy.home, passThrough: options.passThrough }),
       };
@@ -266,3 +270,19 @@ export function agentEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 export type { PreparedSandbox };
+
+/**
+ * The folders of the files a server's command line names by absolute path (its program, its
+ * script) that lie under a folder the sandbox hides (/tmp, $HOME: a checkout or a script kept
+ * there), to bind back read-only. The task's author named them, like the PATH folders revealed
+ * for commands; without them the server could not even load its own script.
+ */
+function namedFolders(policy: PreparedSandbox["policy"], command: WrappableCommand): string[] {
+  const hidden = [policy.home, "/tmp", ...policy.hide];
+  const folders = new Set<string>();
+  for (const word of [command.file, ...command.args]) {
+    if (!path.isAbsolute(word) || !hidden.some((dir) => isInside(word, dir))) continue;
+    if (statSync(word, { throwIfNoEntry: false })?.isFile()) folders.add(path.dirname(word));
+  }
+  return [...folders];
+}

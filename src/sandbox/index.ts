@@ -1,6 +1,7 @@
 export {
   bubblewrapArgs,
   bubblewrapCommand,
+  isInside,
   type SandboxPolicy,
   sandboxedScript,
   shellQuote,
