@@ -1,0 +1,1 @@
+export{r as git}from"./git-B483PhA4.js";

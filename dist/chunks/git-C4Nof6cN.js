@@ -1,1 +1,0 @@
-export{n as git}from"./git-C6keUWZr.js";

@@ -1,1 +1,0 @@
-export{r as runProcess}from"./process-CwHJuXwB.js";

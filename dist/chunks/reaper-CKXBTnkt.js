@@ -1,0 +1,29 @@
+import{randomBytes as e}from"node:crypto";import{spawn as t}from"node:child_process";import{readFile as n,readdir as r}from"node:fs/promises";const i=`AGENTRUN_OWNER`;let a,o=!1;const s=`${process.pid}-${e(8).toString(`hex`)}`;function c(){return{[i]:s}}function l(e){o||u();let t=a?.stdin;t&&!t.destroyed&&t.write(`${e}\n`)}function u(){o=!0;try{let e=t(`sh`,[`-c`,`
+marker="$1"; groups=""; dirs=""; cgroups=""
+while IFS= read -r line; do
+  case "$line" in
+    "g "*) groups="$groups \${line#g }" ;;
+    "u "*) kept=""; for g in $groups; do [ "$g" = "\${line#u }" ] || kept="$kept $g"; done; groups="$kept" ;;
+    "d "*) dirs="$dirs\${line#d }
+" ;;
+    "c "*) cgroups="$cgroups\${line#c }
+" ;;
+  esac
+done
+for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
+printf '%s' "$cgroups" | while IFS= read -r c; do
+  [ -d "$c" ] || continue
+  [ -e "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null
+  n=0
+  while [ $n -lt 250 ] && ! rmdir "$c" 2>/dev/null && [ -d "$c" ]; do
+    for p in $(cat "$c/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    sleep 0.02 2>/dev/null || sleep 1; n=$((n + 1))
+  done
+done
+for f in $(grep -l -s -a -F -e "$marker" /proc/[0-9]*/environ 2>/dev/null); do
+  p="\${f#/proc/}"; p="\${p%/environ}"; [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
+done
+printf '%s' "$dirs" | while IFS= read -r d; do [ -n "$d" ] && rm -rf -- "$d"; done
+`,`agent-run-reaper`,`${i}=${s}`],{detached:!0,stdio:[`pipe`,`ignore`,`ignore`]});e.on(`error`,()=>{a=void 0}),e.stdin?.on(`error`,()=>{}),e.unref(),e.stdin?.unref(),a=e}catch{a=void 0}}function d(e){return l(`g ${e}`),()=>l(`u ${e}`)}function f(e){e.includes(`
+`)||l(`d ${e}`)}function p(e){e.includes(`
+`)||l(`c ${e}`)}async function m(e){let t=Buffer.from(`${i}=${s}\0`),a=await r(`/proc`).catch(()=>[]),o=[];for(let r of a){let i=Number(r);if(!Number.isInteger(i)||i<=0||i===process.pid||!(await n(`/proc/${i}/environ`).catch(()=>void 0))?.includes(t))continue;let a=await n(`/proc/${i}/stat`,`utf8`).catch(()=>``),s=Number(a.slice(a.lastIndexOf(`)`)+2).split(` `)[2]);if(!e.has(s))try{process.kill(i,`SIGKILL`),o.push(i)}catch{}}return o}export{f as a,d as i,c as n,p as r,m as t};
