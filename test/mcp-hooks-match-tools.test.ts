@@ -47,7 +47,7 @@ hooks:
       run: ./guard.sh
   after_tool_call:
     - match: { tool: "mcp__files__e?ho" }
-      run: echo "checked {{ tool.name }}"
+      run: echo checked {{ tool.name }}
 `;
     const run = await runMcpTask(dir, yaml, [
       {
