@@ -2,11 +2,11 @@
  * Running the built CLI on a task with MCP servers against the mock LLM: the test stdio server
  * (test/mcp/stdio-server.ts, run by this Node) and wire-format cases.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type MockLlm, type MockScript, type RecordedRequest, startMockLlm } from "../mock-llm/server.ts";
 import { type CliResult, ROOT, runCli } from "./cli.ts";
-import type { EventLine } from "./scripted-cli.ts";
+import { type EventLine, readRunOutputs } from "./scripted-cli.ts";
 
 /** The test stdio server and the Node (24) that runs it, absolute: the machine's `node` is older. */
 export const STDIO_SERVER = path.join(ROOT, "test", "mcp", "stdio-server.ts");
@@ -66,21 +66,7 @@ export async function runMcpTask(
         ...options.env,
       },
     });
-    const outDir = path.join(dir, ".agent-run");
-    const read = (name: string) => readFile(path.join(outDir, name), "utf8").catch(() => "");
-    const events = (await read("events.jsonl"))
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as EventLine);
-    const usage = await read("usage.json");
-    return {
-      ...result,
-      llm,
-      outDir,
-      events,
-      usage: usage ? (JSON.parse(usage) as Record<string, unknown>) : {},
-      summary: await read("summary.md"),
-    };
+    return { ...result, llm, ...(await readRunOutputs(dir)) };
   } finally {
     await llm.close();
   }

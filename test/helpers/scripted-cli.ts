@@ -51,6 +51,16 @@ export async function runScriptedCli(
   const result = await done;
   exited.abort();
   await watching;
+  return { ...result, ...(await readRunOutputs(dir)) };
+}
+
+/** The default outputs dir of a run in `dir`: its events, usage.json and summary.md (empty when missing). */
+export async function readRunOutputs(dir: string): Promise<{
+  outDir: string;
+  events: EventLine[];
+  summary: string;
+  usage: Record<string, unknown>;
+}> {
   const outDir = path.join(dir, ".agent-run");
   const read = (name: string) => readFile(path.join(outDir, name), "utf8").catch(() => "");
   const events = (await read("events.jsonl"))
@@ -59,7 +69,6 @@ export async function runScriptedCli(
     .map((line) => JSON.parse(line) as EventLine);
   const usageText = await read("usage.json");
   return {
-    ...result,
     outDir,
     events,
     summary: await read("summary.md"),
