@@ -10,7 +10,6 @@
  * waiting one (the newest wins). Failures are reported through `onError` and change nothing else:
  * the finish phase computes its own patch when it finds none.
  */
-import { errorText } from "../core/errors.ts";
 import { type ComputedPatch, computePatch, discardPatch } from "./diff.ts";
 import { updateTree, type WorkspaceSnapshot } from "./snapshot.ts";
 
@@ -82,7 +81,7 @@ export function createCheckpoints(
         newest = { turn: job.turn, patch };
         job.resolve(patch);
       } catch (error) {
-        if (!disposed) options.onError?.(`the checkpoint after turn ${job.turn} failed: ${errorText(error)}`);
+        if (!disposed) options.onError?.(checkpointFailed(job.turn, error));
         job.resolve(undefined);
       }
     }
@@ -99,8 +98,7 @@ export function createCheckpoints(
           waiting = want(turn, id);
           if (!computing) void run();
         },
-        (error: unknown) =>
-          options.onError?.(`the checkpoint after turn ${turn} failed: ${errorText(error)}`),
+        (error: unknown) => options.onError?.(checkpointFailed(turn, error)),
       );
     },
     idle: () => indexUpdate.then(() => {}),
@@ -118,4 +116,16 @@ export function createCheckpoints(
       for (const patch of [previous, newest?.patch]) if (patch && patch !== keep) await discardPatch(patch);
     },
   };
+}
+
+/**
+ * Git's own message is left out: a process the model left running can swap a workspace folder for
+ * a link out while git walks it, and git's complaint then names files outside the workspace.
+ */
+function checkpointFailed(turn: number, error: unknown): string {
+  const code =
+    typeof error === "object" && error !== null && "exitCode" in error
+      ? ` (exit ${String(error.exitCode)})`
+      : "";
+  return `the checkpoint after turn ${turn} failed${code}; the final snapshot is taken after leftover processes are stopped`;
 }
