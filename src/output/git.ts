@@ -4,6 +4,7 @@
  * patch does not depend on who runs it or where.
  */
 import { spawn } from "node:child_process";
+import type { WorkspaceSnapshot } from "./snapshot.ts";
 
 /** Bytes of git stdout/stderr kept in memory. Patches are streamed to a file, so this bounds only listings. */
 export const GIT_MAX_BUFFER = 256 * 1024 * 1024;
@@ -17,7 +18,20 @@ export interface GitOptions {
   timeoutMs?: number;
   /** Aborting kills git. */
   signal?: AbortSignal;
+  /** Starts git through this (inside the run's sandbox) instead of as is. */
+  wrap?: GitWrap;
 }
+
+/** A git command line as it would be spawned. */
+export interface GitCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Rewrites a git command to run somewhere else (in a bwrap), keeping its arguments' meaning. */
+export type GitWrap = (command: GitCommand) => GitCommand;
 
 export interface GitResult {
   exitCode: number | undefined;
@@ -115,9 +129,11 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn("git", argv, {
-        cwd: options.cwd,
-        env: isolatedGitEnv(options.env),
+      const plain = { file: "git", args: argv, cwd: options.cwd, env: isolatedGitEnv(options.env) };
+      const spawned = options.wrap ? options.wrap(plain) : plain;
+      child = spawn(spawned.file, spawned.args, {
+        cwd: spawned.cwd,
+        env: spawned.env,
         stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
         windowsHide: true,
         ...(options.signal !== undefined && { signal: options.signal, killSignal: "SIGKILL" as const }),
@@ -151,6 +167,18 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
       child.stdin.end(options.input);
     }
   });
+}
+
+/**
+ * Options for a git call on `snapshot` that reads the workspace's files (a directory walk, a path
+ * hashed): through the snapshot's `confine` wrapper while it has one.
+ */
+export function readingWorkspace(snapshot: WorkspaceSnapshot): GitOptions {
+  return {
+    cwd: snapshot.workTree,
+    env: snapshot.env,
+    ...(snapshot.confine && { wrap: snapshot.confine }),
+  };
 }
 
 /** Runs git and returns stdout, or throws an error naming the command and git's stderr. */

@@ -18,7 +18,7 @@
  */
 import fs, { appendFile, lstat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { anchoredPattern, git, gitOrThrow } from "./git.ts";
+import { anchoredPattern, git, gitOrThrow, readingWorkspace } from "./git.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
 
 /** Ignored files hashed at the start: at most this many... */
@@ -222,8 +222,7 @@ async function deletedAndUnignored(snapshot: WorkspaceSnapshot): Promise<string[
   }
   if (gone.length === 0) return gone;
   const result = await gitOrThrow(["check-ignore", "-z", "--stdin", "--no-index"], {
-    cwd: snapshot.workTree,
-    env: snapshot.env,
+    ...readingWorkspace(snapshot),
     input: gone.map((file) => `${file}\0`).join(""),
   }).catch(() => "");
   const stillIgnored = new Set(result.split("\0"));
@@ -237,8 +236,7 @@ async function hashMissing(
   const missing = join.filter((entry) => entry.blob === undefined);
   if (missing.length === 0) return;
   const ids = await gitOrThrow(["hash-object", "-w", "--no-filters", "--stdin-paths"], {
-    cwd: snapshot.workTree,
-    env: snapshot.env,
+    ...readingWorkspace(snapshot),
     input: `${missing.map((entry) => entry.file).join("\n")}\n`,
   });
   const lines = ids.split("\n");

@@ -12,6 +12,7 @@ export {
 } from "./diff.ts";
 export { DIFFSTAT_BAR_WIDTH, formatDiffstat } from "./diffstat.ts";
 export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
+export type { GitCommand, GitWrap } from "./git.ts";
 export { codeSpan, escapeInline, fencedBlock, quoteMarkdown } from "./markdown.ts";
 export {
   createRedactor,

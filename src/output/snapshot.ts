@@ -12,7 +12,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { makeRunTempDir, removeRunTempDir, removeStaleRunTempDirs } from "../system/run-temp.ts";
-import { anchoredPattern, git, gitOrThrow } from "./git.ts";
+import { anchoredPattern, type GitWrap, git, gitOrThrow, readingWorkspace } from "./git.ts";
 import {
   addTrackedIgnored,
   type IgnoredAtStart,
@@ -58,6 +58,15 @@ export interface WorkspaceSnapshot {
   notes: Set<string>;
   /** The update in flight: updates of one snapshot run one at a time (they share the index). */
   queue: Promise<unknown>;
+  /** The object store of the enclosing repository, borrowed read-only; undefined outside one. */
+  userObjects?: string;
+  /**
+   * While set, the git calls of `updateTree` that read the workspace's files run through it: in a
+   * bwrap that sees what the model's sandbox sees. git's directory walk is not race-safe (a folder
+   * it listed can be a symlink out by the time it opens it), and a process the model left running
+   * may be swapping one; inside such a bwrap the link can only lead where the model could read anyway.
+   */
+  confine?: GitWrap;
 }
 
 export interface SnapshotOptions {
@@ -138,6 +147,7 @@ export async function snapshotWorkspace(
       submodules: [],
       notes: new Set(),
       queue: Promise.resolve(),
+      ...(repo && { userObjects: repo.objectsDir }),
     };
     if (repo) await addTrackedIgnored(snapshot, excluded);
     await addAll(snapshot);
@@ -180,7 +190,7 @@ export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
 export const writeTree = updateTree;
 
 async function addAll(snapshot: WorkspaceSnapshot): Promise<void> {
-  const options = { cwd: snapshot.workTree, env: snapshot.env };
+  const options = readingWorkspace(snapshot);
   // Outside a repository every blob is new: streaming them all into one pack (bulk check-in) beats
   // a loose file each (20,000 files: ~1 s instead of 1-6 s). Inside one most blobs already exist
   // and are only hashed. Only for `add`: for `diff` the threshold would mean "binary".

@@ -42,13 +42,17 @@ export async function executeRun(ctx: RunContext): Promise<void> {
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });
   try {
     ctx.snapshot = await ctx.snapshotting;
+    const snapshotGit = ctx.sandbox.snapshotGit?.(ctx.snapshot);
+    if (snapshotGit !== undefined && snapshotGit !== "unconfinable") ctx.snapshot.confine = snapshotGit;
     const checkpoints = createCheckpoints(ctx.snapshot, {
       onError: (message) => emit({ type: "warning", message }),
     });
     ctx.checkpoints = checkpoints;
     const agent = createAgent(ctx, checkpoints);
     agent.subscribe(emit);
-    agent.subscribe(checkpointAtTurnEnd(checkpoints));
+    // Without a bwrap to walk the workspace in, the index is brought up to date once, after the
+    // model's processes are gone; a second stop signal then finds no checkpoint to write.
+    if (snapshotGit !== "unconfinable") agent.subscribe(checkpointAtTurnEnd(checkpoints));
     const { prestart } = ctx.sandbox;
     if (prestart) {
       // The sandbox session starts (bwrap and its server, tens of ms) while the model is still

@@ -22,6 +22,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { CommandWrapper } from "../hooks/index.ts";
+import type { GitWrap } from "../output/index.ts";
 import {
   bubblewrapCommand,
   createProcessCap,
@@ -34,7 +35,9 @@ import {
   type ProcessCap,
   prepareSandbox,
   RUNNER_COMMAND_FILES,
+  type SnapshotPlaces,
   sandboxEnv,
+  snapshotGitWrapper,
   type WrappableCommand,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
@@ -72,6 +75,14 @@ export interface RunSandbox {
   gitSecrets: string[];
   /** Starts the sandbox session ahead of its first use (see SandboxSession.prestart). */
   prestart?(): void;
+  /**
+   * Where the workspace snapshot's git reads the workspace while the model's processes may live (a
+   * link it follows mid-walk leads only where the model could read; sandbox/snapshot-git.ts):
+   * a wrapper that puts it in a bwrap until the sandbox is gone, then runs it as is; "unconfinable"
+   * when no bwrap can see the work tree and object store git needs. Undefined: no sandbox, where
+   * the model's commands can read the host anyway.
+   */
+  snapshotGit?(places: SnapshotPlaces): GitWrap | "unconfinable";
   dispose(): Promise<void>;
 }
 
@@ -188,6 +199,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     return { command, cwd: execution.cwd, env };
   };
   bashPrepare.run = session.run;
+  let released = false;
   return {
     state: "sandboxed",
     notes,
@@ -210,10 +222,18 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     },
     ...(usesFiles && { fileOperations: session.fileOperations(input.workspace) }),
     prestart: () => session.prestart(),
+    snapshotGit: (places) => {
+      const wrap = snapshotGitWrapper(prepared.policy, places);
+      if (!wrap) return "unconfinable";
+      return (command) => (released ? command : wrap(command));
+    },
     dispose: async () => {
       await session.dispose();
-      await prepared.dispose();
       await cap.dispose();
+      // Every process of the model's has ended with the session and the cap (its cgroup killed):
+      // nothing can swap a folder now. Until here the mask files the bwraps bind must stay.
+      released = true;
+      await prepared.dispose();
     },
   };
 }

@@ -158,6 +158,18 @@ export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Whether `target` (absolute, real) is there in a sandbox of `policy`, with its host content:
+ * inside the workspace or a revealed folder, or under no hidden one.
+ */
+export function visibleInSandbox(policy: Omit<SandboxPolicy, "env">, target: string): boolean {
+  if (isInside(target, policy.workspace)) return true;
+  if ((policy.reveal ?? []).some((dir) => isInside(target, dir))) return true;
+  if ((policy.writable ?? []).some((dir) => isInside(target, dir))) return true;
+  const hidden = ["/tmp", policy.home, ...policy.hide, ...(policy.network ? [] : ["/run"])];
+  return !hidden.some((dir) => dir !== "/" && isInside(target, dir));
+}
+
 /** True when `child` is `parent` or lies below it. */
 export function isInside(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);

@@ -6,6 +6,7 @@ export {
   sandboxedScript,
   shellQuote,
   type TmpfsSizes,
+  visibleInSandbox,
 } from "./bubblewrap.ts";
 export { candidates, createPidsCgroup, type PidsCgroup } from "./cgroup.ts";
 export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
@@ -29,3 +30,4 @@ export {
   type SessionCommand,
 } from "./session.ts";
 export { createSessionFileOperations, type SessionRequest } from "./session-files.ts";
+export { type SnapshotPlaces, snapshotGitWrapper } from "./snapshot-git.ts";

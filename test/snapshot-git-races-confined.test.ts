@@ -1,0 +1,171 @@
+/**
+ * The runner's own git keeps the snapshot current after each turn (`updateTree`), while processes
+ * the model left running may live. One of them swaps workspace folders with symlinks to a host
+ * folder as fast as it can (renameat2 RENAME_EXCHANGE, so each name always exists). git's walk
+ * lists a folder, then opens it by name: unconfined, it often opens the host folder and lists its
+ * file, then names it in its complaint or, rarely, puts it in the tree (the control below shows
+ * the race is real on this machine: about one update in four). In the bwrap of
+ * sandbox/snapshot-git.ts the host folder is hidden, so no tree and no message holds its name.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { gitOrThrow } from "../src/output/git.ts";
+import {
+  disposeSnapshot,
+  snapshotWorkspace,
+  updateTree,
+  type WorkspaceSnapshot,
+} from "../src/output/index.ts";
+import { setupSandbox } from "../src/run/sandbox-setup.ts";
+import { detectSandbox, prepareSandbox, snapshotGitWrapper } from "../src/sandbox/index.ts";
+import { parseTask } from "../src/spec/index.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
+import { trustWorkspace } from "./helpers/trust.ts";
+
+const RENAMEAT2 = os.arch() === "arm64" ? 276 : 316;
+const SWAPPER = `for(;;){for my $n (@ARGV){syscall(${RENAMEAT2},-100,"$n.link",-100,$n,2)}}`;
+const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+});
+
+interface Race {
+  snapshot: WorkspaceSnapshot;
+  canary: string;
+}
+
+/** A workspace with folders and links to a host folder holding a canary-named file, its snapshot, and the swapper started. */
+async function race(): Promise<Race> {
+  const canary = `cnry-${randomBytes(6).toString("hex")}`;
+  const outside = await mkdtemp(path.join(os.tmpdir(), "agent-run-outside-"));
+  cleanups.push(() => rm(outside, { recursive: true, force: true }));
+  // One file: git gives up on an add when a file it listed is gone, so more would rarely all be read.
+  await writeFile(path.join(outside, `${canary}.txt`), `${canary}\n`);
+  const dir = await trustWorkspace({ "README.md": "hi\n" }, { git: true });
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  for (const name of NAMES) {
+    await mkdir(path.join(dir, name));
+    await symlink(outside, path.join(dir, `${name}.link`));
+  }
+  const snapshot = await snapshotWorkspace(dir);
+  cleanups.push(() => disposeSnapshot(snapshot));
+  const swapper: ChildProcess = spawn("perl", ["-e", SWAPPER, ...NAMES], { cwd: dir, stdio: "ignore" });
+  const exited = new Promise((resolve) => swapper.once("exit", resolve));
+  cleanups.push(async () => {
+    swapper.kill("SIGKILL");
+    await exited;
+  });
+  return { snapshot, canary };
+}
+
+/** Updates the snapshot `times` times; how many trees or errors held the canary, and every error's text. */
+async function updates(snapshot: WorkspaceSnapshot, canary: string, times: number) {
+  let leaked = 0;
+  const errors: string[] = [];
+  for (let i = 0; i < times; i++) {
+    try {
+      const tree = await updateTree(snapshot);
+      const names = await gitOrThrow(["ls-tree", "-r", "--name-only", tree], {
+        cwd: snapshot.workTree,
+        env: snapshot.env,
+      });
+      if (names.includes(canary)) leaked++;
+    } catch (error) {
+      errors.push(String(error));
+      if (String(error).includes(canary)) leaked++;
+    }
+  }
+  return { leaked, errors };
+}
+
+describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
+  test("unconfined, git's walk reads the host folder (the race is real)", { timeout: 60_000 }, async () => {
+    const { snapshot, canary } = await race();
+    let leaked = 0;
+    // Until the first hit: usually within ten updates.
+    for (let round = 0; round < 30 && leaked === 0; round++) {
+      leaked += (await updates(snapshot, canary, 10)).leaked;
+    }
+    expect(leaked).toBeGreaterThan(0);
+  });
+
+  test("in the snapshot's bwrap, no tree and no error holds the host file's name", {
+    timeout: 90_000,
+  }, async () => {
+    const { snapshot, canary } = await race();
+    const support = await detectSandbox({ env: process.env });
+    if (!support.available) throw new Error(support.reason);
+    const prepared = await prepareSandbox({
+      bwrapPath: support.bwrapPath,
+      workspace: snapshot.root,
+      protectedGlobs: [".git/**"],
+      env: process.env,
+    });
+    cleanups.push(() => prepared.dispose());
+    const wrap = snapshotGitWrapper(prepared.policy, snapshot);
+    expect(wrap).toBeDefined();
+    snapshot.confine = wrap;
+    const { leaked, errors } = await updates(snapshot, canary, 200);
+    expect(leaked).toBe(0);
+    expect(errors.join("\n")).not.toContain(canary);
+    // The walks did happen: some updates got through the swaps (a link to a folder the sandbox
+    // hides stops git's add when git opens it).
+    expect(errors.length).toBeLessThan(200);
+  });
+});
+
+describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
+  const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: x\ntools: [bash, write]\nsandbox: required\n";
+
+  async function sandboxFor(workspace: string) {
+    const { spec } = parseTask(TASK, path.join(workspace, "task.yml"));
+    return setupSandbox({ spec, workspace, protectedGlobs: [], env: process.env, trusted: true });
+  }
+
+  test("puts it in a bwrap until the sandbox is disposed, then runs it as is", async () => {
+    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const snapshot = await snapshotWorkspace(dir);
+    cleanups.push(() => disposeSnapshot(snapshot));
+    const sandbox = await sandboxFor(snapshot.root);
+    const wrap = sandbox.snapshotGit?.(snapshot);
+    if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    const command = {
+      file: "git",
+      args: ["status"],
+      cwd: snapshot.workTree,
+      env: { PATH: "/usr/bin", SECRET: "s" },
+    };
+    const wrapped = wrap(command);
+    expect(path.basename(wrapped.file)).toBe("bwrap");
+    expect(wrapped.args).toContain(snapshot.tempDir);
+    expect(wrapped.env).not.toHaveProperty("SECRET");
+    snapshot.confine = wrap;
+    await writeFile(path.join(dir, "b.txt"), "b\n");
+    const names = await gitOrThrow(["ls-tree", "-r", "--name-only", await updateTree(snapshot)], {
+      cwd: snapshot.workTree,
+      env: snapshot.env,
+    });
+    expect(names.split("\n")).toContain("b.txt");
+    await sandbox.dispose();
+    expect(wrap(command)).toEqual(command);
+  });
+
+  test("is unconfinable when the sandbox hides the repository around a workspace folder", async () => {
+    // The repository's top level, in /tmp, is hidden in the sandbox but for the workspace folder.
+    const repo = await trustWorkspace({ "sub/a.txt": "a\n", "top.txt": "t\n" }, { git: true });
+    cleanups.push(() => rm(repo, { recursive: true, force: true }));
+    const snapshot = await snapshotWorkspace(path.join(repo, "sub"));
+    cleanups.push(() => disposeSnapshot(snapshot));
+    expect(snapshot.workTree).not.toBe(snapshot.root);
+    const sandbox = await sandboxFor(snapshot.root);
+    cleanups.push(() => sandbox.dispose());
+    expect(sandbox.snapshotGit?.(snapshot)).toBe("unconfinable");
+  });
+});
