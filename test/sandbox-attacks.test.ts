@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { RunSetupError } from "../src/run/types.ts";
@@ -79,6 +80,51 @@ describe("network: a loopback listener started by the test receives zero bytes",
       ]);
       expect(result.sandbox).toBe("sandboxed");
       expect(listener.bytes).toBeGreaterThan(0);
+    },
+    60_000,
+  );
+});
+
+describe("Unix sockets in /run (Docker's, D-Bus's) stay out of reach with the network allowed", () => {
+  const socketPath = `/run/agent-run-test-${process.pid}-${Date.now()}.sock`;
+  let server: Server | undefined;
+  let connections = 0;
+  beforeAll(async () => {
+    server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => {
+      server?.once("error", () => {
+        server = undefined;
+        resolve();
+      });
+      server?.listen(socketPath, resolve);
+    });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await rm(socketPath, { force: true });
+  });
+
+  test.skipIf(NO_SANDBOX)(
+    "a listener on /run/….sock gets no connection; /run shows nothing",
+    async (ctx) => {
+      // Only where the test may make a socket in /run (root, as in CI).
+      if (!server) ctx.skip();
+      const dir = await workspace();
+      const connect = `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Peer => "${socketPath}") or die "connect failed: $!\\n"; print "connected\\n"'`;
+      const { result, events } = await runScripted(dir, TASK("sandbox_network: true\n"), [
+        { tool_calls: [bash(`${connect}; echo "perl exit $?"; ls -a /run /var/run; echo "ls exit $?"`)] },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      const outputs = toolOutputs(events).join("\n");
+      expect(outputs).toContain("connect failed");
+      expect(outputs).not.toContain("connected\n");
+      expect(outputs).not.toContain(path.basename(socketPath));
+      expect(outputs).toContain("ls exit 0");
+      expect(connections).toBe(0);
     },
     60_000,
   );

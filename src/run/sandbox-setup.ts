@@ -29,7 +29,6 @@ import {
   createSandboxSession,
   detectSandbox,
   findGitCredentials,
-  isInside,
   launch,
   type PreparedSandbox,
   type ProcessCap,
@@ -38,6 +37,7 @@ import {
   type SnapshotPlaces,
   sandboxEnv,
   snapshotGitWrapper,
+  visibleInSandbox,
   type WrappableCommand,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
@@ -295,14 +295,17 @@ export type { PreparedSandbox };
  * The folders of the files a server's command line names by absolute path (its program, its
  * script) that lie under a folder the sandbox hides (/tmp, $HOME: a checkout or a script kept
  * there), to bind back read-only. The task's author named them, like the PATH folders revealed
- * for commands; without them the server could not even load its own script.
+ * for commands; without them the server could not even load its own script. A file lying right in
+ * a hidden folder is bound alone: its folder would be all of $HOME (~/.ssh, ~/.aws) or /tmp.
  */
 function namedFolders(policy: PreparedSandbox["policy"], command: WrappableCommand): string[] {
-  const hidden = [policy.home, "/tmp", ...policy.hide];
+  const hiddenRoots = new Set([policy.home, "/tmp", "/run", ...policy.hide]);
   const folders = new Set<string>();
   for (const word of [command.file, ...command.args]) {
-    if (!path.isAbsolute(word) || !hidden.some((dir) => isInside(word, dir))) continue;
-    if (statSync(word, { throwIfNoEntry: false })?.isFile()) folders.add(path.dirname(word));
+    if (!path.isAbsolute(word) || visibleInSandbox(policy, word)) continue;
+    if (!statSync(word, { throwIfNoEntry: false })?.isFile()) continue;
+    const folder = path.dirname(word);
+    folders.add(hiddenRoots.has(folder) ? word : folder);
   }
   return [...folders];
 }

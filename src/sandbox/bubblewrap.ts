@@ -5,8 +5,9 @@
  * What the sandbox is, in mount order (later mounts cover earlier ones):
  * - the host's root read-only, a minimal `/dev` (read-only but for its devices) with its own
  *   `/dev/shm`, a fresh `/proc` of a new PID namespace;
- * - empty tmpfs on `/tmp`, `$HOME`, `/run` (unless the network is allowed: DNS lives there) and
- *   every `hide` folder, so other users' sockets, caches and the runner's temp files are gone;
+ * - empty tmpfs on `/tmp`, `$HOME`, `/run` and every `hide` folder, so other users' sockets
+ *   (Docker's among them: a socket is reached by its path, network namespace or not), caches and
+ *   the runner's temp files are gone;
  *   `/tmp`, `/dev/shm` and `$HOME` are writable with a size each (`tmpfsBytes`), `/run` and the
  *   `hide` folders are read-only once everything is mounted (they only hide);
  * - every `reveal` folder (the PATH's programs that lived under a hidden folder) bound back read-only;
@@ -89,7 +90,7 @@ export function bubblewrapArgs(policy: SandboxPolicy, command: string[], cwd: st
   // workspace is bound back on top.
   const hideable = (dir: string) => dir !== "/" && !isInside(dir, policy.workspace);
   if (policy.home !== "/tmp" && hideable(policy.home)) args.push(...size(sizes.home), "--tmpfs", policy.home);
-  const hidden = unique([...policy.hide, ...(policy.network ? [] : ["/run"])]).filter(
+  const hidden = unique([...policy.hide, "/run"]).filter(
     (dir) => dir !== "/tmp" && dir !== policy.home && hideable(dir),
   );
   // A folder inside another hidden one is hidden with it; its own tmpfs would be mounted on a
@@ -166,7 +167,7 @@ export function visibleInSandbox(policy: Omit<SandboxPolicy, "env">, target: str
   if (isInside(target, policy.workspace)) return true;
   if ((policy.reveal ?? []).some((dir) => isInside(target, dir))) return true;
   if ((policy.writable ?? []).some((dir) => isInside(target, dir))) return true;
-  const hidden = ["/tmp", policy.home, ...policy.hide, ...(policy.network ? [] : ["/run"])];
+  const hidden = ["/tmp", policy.home, ...policy.hide, "/run"];
   return !hidden.some((dir) => dir !== "/" && isInside(target, dir));
 }
 

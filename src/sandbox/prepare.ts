@@ -131,8 +131,9 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     hide,
     home: sandboxHome,
     reveal: [
-      ...(await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, ...hide])),
+      ...(await hiddenPathDirs(env.PATH, ["/tmp", sandboxHome, "/run", ...hide])),
       ...(keepCheckout ? [checkout] : []),
+      ...(options.network ? await resolverDirs() : []),
     ],
     network: options.network ?? false,
     ...(options.tmpfsBytes && { tmpfsBytes: options.tmpfsBytes }),
@@ -182,6 +183,18 @@ async function mkdirTracked(target: string, root: string): Promise<string[]> {
   for (let dir = target; dir !== root && !(await exists(dir)); dir = path.dirname(dir)) missing.unshift(dir);
   await mkdir(target, { recursive: true });
   return missing;
+}
+
+/**
+ * The folder of the resolver configuration `/etc/resolv.conf` links to, when it lies in `/run`
+ * (systemd-resolved's stub, as on GitHub's runners): bound back read-only for a sandbox with the
+ * network, which needs DNS but none of the rest of `/run` (the Docker socket is there).
+ */
+async function resolverDirs(): Promise<string[]> {
+  const target = await realpath("/etc/resolv.conf").catch(() => undefined);
+  if (target === undefined || !isInside(target, "/run") || target === "/run") return [];
+  // A file right in /run is bound alone: its folder is all of /run.
+  return [path.dirname(target) === "/run" ? target : path.dirname(target)];
 }
 
 /**

@@ -10,7 +10,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
 import { errorText } from "../core/errors.ts";
-import { bubblewrapCommand, isInside, type SandboxPolicy } from "./bubblewrap.ts";
+import { bubblewrapCommand, type SandboxPolicy, visibleInSandbox } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
 
@@ -115,14 +115,12 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
       try {
         if (writable) mkdirSync(writable, { recursive: true });
         const nodePath = options.nodePath ?? process.execPath;
-        const hidden = [options.policy.home, "/tmp", ...options.policy.hide];
-        if (!options.policy.network) hidden.push("/run");
         const policy: SandboxPolicy = {
           ...options.policy,
           // The server's Node binary, when it lies under a folder the sandbox hides (nvm under $HOME).
           reveal: [
             ...(options.policy.reveal ?? []),
-            ...(hidden.some((dir) => isInside(nodePath, dir)) ? [nodePath] : []),
+            ...(visibleInSandbox(options.policy, nodePath) ? [] : [nodePath]),
           ],
           writable: writable ? [writable] : [],
           env: options.serverEnv,
