@@ -81,10 +81,11 @@ describe("the bubblewrap command line", () => {
     expect(shared).not.toContain("--size 3000");
   });
 
-  test("sandbox_network keeps the host's network and /run", () => {
+  test("sandbox_network keeps the host's network, not /run (Docker's socket is there)", () => {
     const args = bubblewrapArgs(policy({ network: true }), ["true"], "/home/u/ws");
     expect(args).not.toContain("--unshare-net");
-    expect(args.join(" ")).not.toContain("--tmpfs /run");
+    expect(args.join(" ")).toContain("--tmpfs /run");
+    expect(args.join(" ")).toContain("--remount-ro /run");
   });
 
   test("a hidden folder inside the workspace is left alone; paths outside it are never bound writable", () => {
