@@ -1,0 +1,1 @@
+export{r as git}from"./git-BmG0IJ65.js";
