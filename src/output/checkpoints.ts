@@ -1,10 +1,18 @@
 /**
- * Turn-end checkpoints of the workspace snapshot. After a turn that may have changed files, the
- * private index is brought up to date (while the workspace holds still: the next tool waits for
- * it), then that tree's patch is computed in the background, during the next model call. So at the
- * end of a run the final update reads only what the last turn changed, the patch of a run that
- * ended with the model's reply is usually already there, and when a stop signal leaves no time for
- * the full diff, the last checkpoint's patch is a good one to write (marked partial).
+ * Turn-end checkpoints of the workspace snapshot, taken while the model thinks. After a turn that
+ * may have changed files, once the next model call has taken CHECKPOINT_DELAY_MS without a tool
+ * starting, the private index is brought up to date (the workspace holds still: no tool runs
+ * during a model call, and one that starts meanwhile waits for the update), then that tree's patch
+ * is computed in the background. So at the end of a run the final update reads only what the
+ * last slow turn changed, the patch of a run whose last model call took a moment is usually
+ * already there, and when a stop signal leaves no time for the full diff, the last checkpoint's
+ * patch is a good one to write (marked partial).
+ *
+ * A turn whose next tool starts sooner (a model answering in milliseconds, a replay) has no
+ * checkpoint of its own, unless the last one began CHECKPOINT_INTERVAL_MS ago or more: then it is
+ * taken at once, so a burst of quick turns still has one every couple of seconds. Four git
+ * processes a turn, each forking the runner's whole process on its main thread (and with the
+ * sandbox, a bwrap), would otherwise be the larger part of a quick turn.
  *
  * Patches are computed one at a time; a checkpoint taken while one is computed replaces any
  * waiting one (the newest wins). Failures are reported through `onError` and change nothing else:
@@ -13,6 +21,12 @@
 import { type ComputedPatch, computePatch, discardPatch } from "./diff.ts";
 import { updateTree, type WorkspaceSnapshot } from "./snapshot.ts";
 
+/** How long a model call must have gone on, after a turn that may have changed files, for that turn's checkpoint. */
+export const CHECKPOINT_DELAY_MS = 100;
+
+/** A turn that may have changed files this long after the last checkpoint began has one at once. */
+export const CHECKPOINT_INTERVAL_MS = 2000;
+
 export interface Checkpoint {
   /** The turn after which it was taken. */
   turn: number;
@@ -20,10 +34,17 @@ export interface Checkpoint {
 }
 
 export interface Checkpoints {
-  /** Files may have changed in `turn`: update the index now and compute the patch after. */
-  take(turn: number): void;
-  /** Resolves once no index update is in flight: until then the workspace must hold still. Never rejects. */
-  idle(): Promise<void>;
+  /**
+   * Files may have changed in `turn`: update the index CHECKPOINT_DELAY_MS from now, unless `hold`
+   * comes first, and compute the patch after. At once with `{ now: true }`, or when the last
+   * checkpoint began CHECKPOINT_INTERVAL_MS ago or more (or none did).
+   */
+  take(turn: number, options?: { now?: boolean }): void;
+  /**
+   * The workspace is about to change: a checkpoint not begun yet is dropped. Resolves once no
+   * index update is in flight; until then the workspace must hold still. Never rejects.
+   */
+  hold(): Promise<void>;
   /** The newest checkpoint whose patch is computed (from the snapshot's start tree as it is now). */
   latest(): Checkpoint | undefined;
   /** The patch of `tree` when a checkpoint has it or is computing it (undefined when it failed). */
@@ -41,9 +62,13 @@ interface Wanted {
 
 export function createCheckpoints(
   snapshot: WorkspaceSnapshot,
-  options: { onError?: (message: string) => void } = {},
+  options: { onError?: (message: string) => void; delayMs?: number; intervalMs?: number } = {},
 ): Checkpoints {
+  const delayMs = options.delayMs ?? CHECKPOINT_DELAY_MS;
+  const intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS;
+  let lastBegun = Number.NEGATIVE_INFINITY;
   const controller = new AbortController();
+  let scheduled: NodeJS.Timeout | undefined;
   let indexUpdate: Promise<unknown> = Promise.resolve();
   let newest: Checkpoint | undefined;
   let computing: Wanted | undefined;
@@ -88,10 +113,9 @@ export function createCheckpoints(
     computing = undefined;
   };
 
-  return {
-    take(turn) {
-      if (disposed) return;
-      indexUpdate = updateTree(snapshot).then(
+  const begin = (turn: number) => {
+    lastBegun = performance.now();
+    indexUpdate = updateTree(snapshot).then(
         (id) => {
           if (disposed) return;
           waiting?.resolve(undefined);
@@ -100,8 +124,32 @@ export function createCheckpoints(
         },
         (error: unknown) => options.onError?.(checkpointFailed(turn, error)),
       );
+  };
+
+  const unschedule = () => {
+    clearTimeout(scheduled);
+    scheduled = undefined;
+  };
+
+  return {
+    take(turn, takeOptions) {
+      if (disposed) return;
+      unschedule();
+      if (takeOptions?.now || performance.now() - lastBegun >= intervalMs) {
+        begin(turn);
+        return;
+      }
+      scheduled = setTimeout(() => {
+        scheduled = undefined;
+        if (!disposed) begin(turn);
+      }, delayMs);
+      // A pending checkpoint does not keep the process alive: the finish phase takes its own.
+      scheduled.unref();
     },
-    idle: () => indexUpdate.then(() => {}),
+    hold: () => {
+      unschedule();
+      return indexUpdate.then(() => {});
+    },
     latest: () => (newest && newest.patch.from === snapshot.tree ? newest : undefined),
     patchFor(tree) {
       for (const job of [waiting, computing]) if (job?.tree === tree) return job.done;
@@ -111,6 +159,7 @@ export function createCheckpoints(
     },
     async dispose(keep) {
       disposed = true;
+      unschedule();
       controller.abort();
       waiting?.resolve(undefined);
       for (const patch of [previous, newest?.patch]) if (patch && patch !== keep) await discardPatch(patch);

@@ -97,7 +97,7 @@ async function continueEarlierRun(ctx: RunContext, checkpoints: Checkpoints): Pr
   if (!resume || !snapshot) return;
   if (resume.patch === "applies") await applyPatch(ctx.workspace, resume.patchFile);
   if (resume.patch === "held") await unapplyFromSnapshot(snapshot, resume.patchFile);
-  if (resume.patch !== "empty") checkpoints.take(0);
+  if (resume.patch !== "empty") checkpoints.take(0, { now: true });
   ctx.emit({
     type: "resume",
     from: resume.dir,

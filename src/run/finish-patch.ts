@@ -15,15 +15,15 @@ export type PatchState =
   | { status: "failed"; error: string; patch: ComputedPatch | undefined; turn: number | undefined };
 
 /**
- * The patch of every change of the run: once the index update in flight is done, the index is
- * brought up to date (reading only what changed since the last checkpoint), then the checkpoint's
+ * The patch of every change of the run: once the index update in flight is done (one not begun is
+ * dropped), the index is brought up to date (reading only what changed since the last checkpoint), then the checkpoint's
  * patch of that tree is taken when there is one, or git diffs. Never rejects.
  */
 export async function endPatch(ctx: RunContext): Promise<PatchState> {
   const { snapshot, checkpoints } = ctx;
   if (!snapshot) return failed(ctx, "the workspace snapshot was never taken");
   try {
-    await checkpoints?.idle();
+    await checkpoints?.hold();
     const tree = await updateTree(snapshot);
     await noteSubmoduleChanges(snapshot);
     const checkpointed = await checkpoints?.patchFor(tree);

@@ -1,8 +1,9 @@
 /**
  * The execute phase's side of the turn-end checkpoints (src/output/checkpoints.ts): a checkpoint
- * after each turn in which a tool that may change files ran, and tools and before_stop commands
- * that wait for the checkpoint's index update, so that it records one moment of the workspace
- * rather than a file half-written by the next command.
+ * after each turn in which a tool that may change files ran (taken once the next model call has
+ * gone on a moment), and tools and before_stop commands that drop a checkpoint not begun yet and
+ * wait for one in flight, so that it records one moment of the workspace rather than a file
+ * half-written by the next command.
  */
 import type { AgentEvent } from "../core/events.ts";
 import type { AnyAgentTool, BeforeStopHook } from "../core/types.ts";
@@ -24,25 +25,25 @@ export function checkpointAtTurnEnd(checkpoints: Checkpoints): (event: AgentEven
   };
 }
 
-/** `tools`, each waiting for the index update in flight before it runs. */
+/** `tools`, each holding the checkpoints (see Checkpoints.hold) before it runs. */
 export function waitingForCheckpoints(tools: AnyAgentTool[], checkpoints: Checkpoints): AnyAgentTool[] {
   return tools.map((tool) => ({
     ...tool,
     execute: async (...args: Parameters<AnyAgentTool["execute"]>) => {
-      await checkpoints.idle();
+      await checkpoints.hold();
       return tool.execute(...args);
     },
   }));
 }
 
-/** `hook`, waiting for the index update in flight before its commands run. */
+/** `hook`, holding the checkpoints before its commands run. */
 export function beforeStopWaiting(
   hook: BeforeStopHook | undefined,
   checkpoints: Checkpoints,
 ): BeforeStopHook | undefined {
   if (!hook) return undefined;
   return async (ctx, signal) => {
-    await checkpoints.idle();
+    await checkpoints.hold();
     return hook(ctx, signal);
   };
 }
