@@ -165,3 +165,19 @@ test.skipIf(!CAN_MAKE_CGROUP)("a run removes the cgroups of earlier runs whose p
     for (const group of [stale, live]) if (existsSync(group)) rmdirSync(group);
   }
 });
+
+test("a run that ends normally leaves no temp dir: its reaper removes the snapshot's store after the outputs", async () => {
+  const tmp = tempDir("agent-run-tmpdir-");
+  const dir = await tempWorkspace({
+    "task.yml": TASK("off"),
+    "s.yml":
+      "turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'echo changed > a.txt' } }]\n  - text: done\n",
+  });
+  const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+    env: { TMPDIR: tmp },
+  });
+  expect(result.code).toBe(0);
+  expect(readFileSync(path.join(dir, ".agent-run", "patch.diff"), "utf8")).toContain("+changed");
+  const left = () => readdirSync(tmp).filter((name) => name.startsWith("agent-run-pid"));
+  expect(await goneWithin(5000, () => left().length === 0)).toBe(true);
+});

@@ -116,14 +116,14 @@ export function createCheckpoints(
   const begin = (turn: number) => {
     lastBegun = performance.now();
     indexUpdate = updateTree(snapshot).then(
-        (id) => {
-          if (disposed) return;
-          waiting?.resolve(undefined);
-          waiting = want(turn, id);
-          if (!computing) void run();
-        },
-        (error: unknown) => options.onError?.(checkpointFailed(turn, error)),
-      );
+      (id) => {
+        if (disposed) return;
+        waiting?.resolve(undefined);
+        waiting = want(turn, id);
+        if (!computing) void run();
+      },
+      (error: unknown) => options.onError?.(checkpointFailed(turn, error)),
+    );
   };
 
   const unschedule = () => {

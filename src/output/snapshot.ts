@@ -162,11 +162,17 @@ export async function snapshotWorkspace(
   }
 }
 
-/** Removes the snapshot's temp directory (and its submodules'). Safe to call more than once. */
-export async function disposeSnapshot(snapshot: WorkspaceSnapshot): Promise<void> {
+/**
+ * Removes the snapshot's temp directory (and its submodules'). Safe to call more than once. With
+ * `background`, possibly after it resolves (see removeRunTempDir).
+ */
+export async function disposeSnapshot(
+  snapshot: WorkspaceSnapshot,
+  options: { background?: boolean } = {},
+): Promise<void> {
   await snapshot.queue.catch(() => {});
-  for (const submodule of snapshot.submodules) await disposeSnapshot(submodule.snapshot);
-  await removeRunTempDir(snapshot.tempDir);
+  for (const submodule of snapshot.submodules) await disposeSnapshot(submodule.snapshot, options);
+  await removeRunTempDir(snapshot.tempDir, options);
 }
 
 /**

@@ -115,7 +115,8 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});
-    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot).catch(() => {});
+    // The outputs are written: the reaper may remove the snapshot's store while the run returns.
+    if (ctx.snapshot) await disposeSnapshot(ctx.snapshot, { background: true }).catch(() => {});
     hold.release();
   }
 }

@@ -21,7 +21,7 @@ import type { Socket } from "node:net";
 export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
 
 // Lines on stdin: "g PID" watches a process group, "u PID" forgets it, "d PATH" watches a temp dir,
-// "c PATH" a cgroup. On EOF: SIGKILL each group, then each cgroup's tasks (until it can be removed),
+// "r PATH" removes one now (in the background), "c PATH" watches a cgroup. On EOF: SIGKILL each group, then each cgroup's tasks (until it can be removed),
 // then each process whose environment holds the marker, then rm -rf.
 const REAPER_SCRIPT = `
 marker="$1"; groups=""; dirs=""; cgroups=""
@@ -31,6 +31,7 @@ while IFS= read -r line; do
     "u "*) kept=""; for g in $groups; do [ "$g" = "\${line#u }" ] || kept="$kept $g"; done; groups="$kept" ;;
     "d "*) dirs="$dirs\${line#d }
 " ;;
+    "r "*) rm -rf -- "\${line#r }" & ;;
     "c "*) cgroups="$cgroups\${line#c }
 " ;;
   esac
@@ -101,6 +102,18 @@ export function watchTempPath(target: string): void {
 }
 
 /**
+ * Has the reaper remove `target` now, in the background, so that the runner need not wait for it
+ * (a snapshot's store of a long run: tens of ms). False when there is no reaper to ask: remove it
+ * yourself then.
+ */
+export function removeInBackground(target: string): boolean {
+  if (target.includes("\n")) return false;
+  send(`r ${target}`);
+  const stdin = reaper?.stdin;
+  return stdin !== undefined && stdin !== null && !stdin.destroyed;
+}
+
+/**
  * Kills the tasks of cgroup `dir` and removes it if the runner dies first (whatever is in it, even a
  * process that cleared its environment and left its session). One removed before is no matter.
  */
@@ -117,12 +130,17 @@ export function watchCgroup(dir: string): void {
 export async function killMarkedProcesses(spare: ReadonlySet<number>): Promise<number[]> {
   const marker = Buffer.from(`${OWNER_MARKER_VAR}=${token}\0`);
   const entries = await readdir("/proc").catch(() => [] as string[]);
+  const pids = entries.map(Number).filter((pid) => Number.isInteger(pid) && pid > 0 && pid !== process.pid);
+  // Read at once rather than one after another: a few hundred small files, each a round trip.
+  const marked = await Promise.all(
+    pids.map(async (pid) => {
+      const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
+      return environ?.includes(marker) ? pid : undefined;
+    }),
+  );
   const killed: number[] = [];
-  for (const entry of entries) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined);
-    if (!environ?.includes(marker)) continue;
+  for (const pid of marked) {
+    if (pid === undefined) continue;
     const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
     // Fields after the command name (which may hold spaces): state, ppid, pgrp.
     const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);

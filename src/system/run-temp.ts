@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { watchTempPath } from "./reaper.ts";
+import { removeInBackground, watchTempPath } from "./reaper.ts";
 
 const NAME = /^agent-run-pid(\d+)-[a-z-]+-[A-Za-z0-9]{6}$/;
 
@@ -28,9 +28,14 @@ export async function makeRunTempDir(purpose: string): Promise<string> {
   return dir;
 }
 
-/** Removes a dir made by `makeRunTempDir`. Safe to call more than once; never rejects. */
-export async function removeRunTempDir(dir: string): Promise<void> {
+/**
+ * Removes a dir made by `makeRunTempDir`. Safe to call more than once; never rejects. With
+ * `background`, the reaper removes it while the caller goes on (the runner may exit first), when
+ * there is a reaper.
+ */
+export async function removeRunTempDir(dir: string, options: { background?: boolean } = {}): Promise<void> {
   live.delete(dir);
+  if (options.background && removeInBackground(dir)) return;
   await fs.rm(dir, { recursive: true, force: true }).catch(() => {});
 }
 
