@@ -130,6 +130,27 @@ describe("Unix sockets in /run (Docker's, D-Bus's) stay out of reach with the ne
   );
 });
 
+describe("root's own secrets (/etc/shadow) are not readable by a sandbox run as root", () => {
+  const rootWithShadow = process.getuid?.() === 0 && existsSync("/etc/shadow");
+  test.skipIf(NO_SANDBOX || !rootWithShadow)(
+    "cat /etc/shadow gives nothing",
+    async () => {
+      const first = (await readFile("/etc/shadow", "utf8")).split(":")[0] ?? "root";
+      const dir = await workspace();
+      const { result, events } = await runScripted(dir, TASK(), [
+        { tool_calls: [bash(`id -u; wc -c < /etc/shadow; cat /etc/shadow; echo "cat exit $?"`)] },
+        done,
+      ]);
+      expect(result.sandbox).toBe("sandboxed");
+      const outputs = toolOutputs(events).join("\n");
+      expect(outputs).toMatch(/^0\n0\n/);
+      expect(outputs).not.toContain(`${first}:`);
+      expect(outputs).toContain("cat exit 0");
+    },
+    60_000,
+  );
+});
+
 describe("protected paths: writes are refused, through the tools and through bash", () => {
   const files = { "ci/guard.sh": "exit 0\n", "secrets/keep.txt": "keep\n" };
   const spec = TASK(`protect: [secrets/**]\nhooks:\n  before_stop:\n    - run: bash ci/guard.sh\n`);

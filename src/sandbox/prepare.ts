@@ -4,7 +4,7 @@
  * script or a command inside bubblewrap. Call `dispose` after the run: it removes the temp folder
  * of masks and the empty mount points it had to create.
  */
-import { mkdir, mkdtemp, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {
@@ -43,6 +43,8 @@ export interface PrepareSandboxOptions {
   env: Record<string, string | undefined>;
   /** The Node running the runner, whose ancestors may be an Actions runner's install. Default: this one. */
   execPath?: string;
+  /** The runner's user id (root's own files stay readable to it in the sandbox). Default: this process's. */
+  uid?: number;
 }
 
 /** A command as `runProcess` takes it. */
@@ -108,6 +110,8 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
     const file = env[name];
     if (file && path.isAbsolute(file) && (await exists(file))) masks.push({ target: file, source: empty });
   }
+  for (const file of await rootOnlySecrets(options.uid ?? process.getuid?.()))
+    masks.push({ target: file, source: empty });
 
   const runnerTemp = env.RUNNER_TEMP && path.isAbsolute(env.RUNNER_TEMP) ? [env.RUNNER_TEMP] : [];
   const hide: string[] = [];
@@ -162,6 +166,29 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
       for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
     },
   };
+}
+
+/** The system's secrets only root may read: password hashes and the SSH host keys. */
+const ROOT_ONLY_FILES = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers"];
+
+/**
+ * For a runner running as root (containers, many CI images): the system's files that only root
+ * may read, to cover with an empty file. The sandbox drops every capability, but root still owns
+ * them, so their mode lets it read them. Other users' private files stay closed without a mask
+ * (no capability overrides their mode).
+ */
+async function rootOnlySecrets(uid: number | undefined): Promise<string[]> {
+  if (uid !== 0) return [];
+  const hostKeys = (await readdir("/etc/ssh").catch(() => [] as string[]))
+    .filter((name) => /^ssh_host_.*_key$/.test(name))
+    .map((name) => path.join("/etc/ssh", name));
+  const found: string[] = [];
+  for (const file of [...ROOT_ONLY_FILES, ...hostKeys]) {
+    const info = await stat(file).catch(() => undefined);
+    // World-readable ones hold nothing the sandbox's other users could not read anyway.
+    if (info?.isFile() && (info.mode & 0o004) === 0) found.push(file);
+  }
+  return found;
 }
 
 /** `a/b` → file or folder a/b; `a/b/**` → folder a/b; anything with other glob syntax → undefined. */
