@@ -16,7 +16,13 @@ import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
-import { beforeStopWaiting, checkpointAtTurnEnd, waitingForCheckpoints } from "./turn-checkpoints.ts";
+import {
+  afterSnapshot,
+  beforeStopWaiting,
+  checkpointAtTurnEnd,
+  checkpointsOnceReady,
+  waitingForCheckpoints,
+} from "./turn-checkpoints.ts";
 
 /**
  * After the run is stopped (a signal, the timeout), the agent has this long to wind down (its
@@ -41,18 +47,30 @@ export async function executeRun(ctx: RunContext): Promise<void> {
   if (options.signal?.aborted) onExternalAbort();
   options.signal?.addEventListener("abort", onExternalAbort, { once: true });
   try {
-    ctx.snapshot = await ctx.snapshotting;
-    const snapshotGit = ctx.sandbox.snapshotGit?.(ctx.snapshot);
-    if (snapshotGit !== undefined && snapshotGit !== "unconfinable") ctx.snapshot.confine = snapshotGit;
-    const checkpoints = createCheckpoints(ctx.snapshot, {
-      onError: (message) => emit({ type: "warning", message }),
+    // The first model call goes out while the snapshot is taken; tools and command hooks wait for it.
+    let turnCheckpoints = false;
+    const snapshotted = ctx.snapshotting.then((snapshot) => {
+      ctx.snapshot = snapshot;
+      const snapshotGit = ctx.sandbox.snapshotGit?.(snapshot);
+      if (snapshotGit !== undefined && snapshotGit !== "unconfinable") snapshot.confine = snapshotGit;
+      // Without a bwrap to walk the workspace in, the index is brought up to date once, after the
+      // model's processes are gone; a second stop signal then finds no checkpoint to write.
+      turnCheckpoints = snapshotGit !== "unconfinable";
+      return createCheckpoints(snapshot, { onError: (message) => emit({ type: "warning", message }) });
     });
+    snapshotted.catch((error: unknown) => {
+      ctx.crash ??= `internal error: ${errorText(error)}`;
+      emit({ type: "warning", message: ctx.crash });
+      controller.abort("the workspace snapshot failed");
+    });
+    const checkpoints = checkpointsOnceReady(snapshotted);
     ctx.checkpoints = checkpoints;
-    const agent = createAgent(ctx, checkpoints);
+    const agent = createAgent(ctx, checkpoints, snapshotted);
     agent.subscribe(emit);
-    // Without a bwrap to walk the workspace in, the index is brought up to date once, after the
-    // model's processes are gone; a second stop signal then finds no checkpoint to write.
-    if (snapshotGit !== "unconfinable") agent.subscribe(checkpointAtTurnEnd(checkpoints));
+    const atTurnEnd = checkpointAtTurnEnd(checkpoints);
+    agent.subscribe((event) => {
+      if (turnCheckpoints) atTurnEnd(event);
+    });
     const { prestart } = ctx.sandbox;
     if (prestart) {
       // The sandbox session starts (bwrap and its server, tens of ms) while the model is still
@@ -63,6 +81,7 @@ export async function executeRun(ctx: RunContext): Promise<void> {
         prestart();
       });
     }
+    if (ctx.resume) await snapshotted;
     await continueEarlierRun(ctx, checkpoints);
     const compactor = ctx.compactor;
     ctx.transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
@@ -70,6 +89,8 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     const prompt = ctx.resume && options.prompt === undefined ? DEFAULT_FOLLOW_UP : spec.prompt;
     ctx.outcome = await untilStopped(ctx, agent.prompt(prompt, { signal: controller.signal }));
     ctx.collector.setUsage(ctx.outcome.usage);
+    // A run that ended before the snapshot was done (a quick text answer) finishes with it.
+    await snapshotted.catch(() => {});
     if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {
       emit({
         type: "limit",
@@ -144,7 +165,7 @@ async function untilStopped(ctx: RunContext, prompt: Promise<AgentRunOutcome>): 
 }
 
 /** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
-function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
+function createAgent(ctx: RunContext, checkpoints: Checkpoints, snapshotted: Promise<unknown>): Agent {
   const { task, spec, options, workspace, sandbox, emit } = ctx;
   // One guard for the run's saved outputs; it keeps watching finished commands' files for
   // processes they left behind (`setsid yes &`) until the run ends.
@@ -160,7 +181,7 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
     outputGuard,
     ...(sandbox.fileOperations && { fileOperations: sandbox.fileOperations }),
   });
-  const tools = waitingForCheckpoints([...specTools, ...ctx.runnerTools], checkpoints);
+  const tools = waitingForCheckpoints([...specTools, ...ctx.runnerTools], checkpoints, snapshotted);
   emit({
     type: "run_start",
     task: task.name,
@@ -194,7 +215,7 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
   }
   // submit_result runs the spec's before_stop checks too; with a schema, stopping needs a result.
   ctx.stopChecks = hooks.beforeStop;
-  const waiting = beforeStopWaiting(hooks.beforeStop, checkpoints);
+  const waiting = beforeStopWaiting(hooks.beforeStop, checkpoints, snapshotted);
   const beforeStop = ctx.result ? requireResult(ctx.result, waiting) : waiting;
   const beforeToolCall = withCommandPolicy(
     spec.tools,
@@ -202,7 +223,7 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
     withGitDirGuard(
       workspace,
       sandbox.gitSecrets.length > 0 && !sandbox.fileOperations,
-      hooks.beforeToolCall,
+      afterSnapshot(hooks.beforeToolCall, snapshotted),
     ),
     { workspace, protectedPaths: protectedPaths(task, workspace, ctx.outputs.dir, spec.protect) },
   );
@@ -225,7 +246,9 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints): Agent {
       { maxCalls: spec.caps.turnToolCalls, maxResultBytes: spec.caps.turnResultBytes },
       {
         ...(beforeToolCall !== undefined && { beforeToolCall }),
-        ...(hooks.afterToolCall !== undefined && { afterToolCall: hooks.afterToolCall }),
+        ...(hooks.afterToolCall !== undefined && {
+          afterToolCall: afterSnapshot(hooks.afterToolCall, snapshotted),
+        }),
       },
     ),
     ...(ctx.compactor && { transformContext: ctx.compactor.transformContext }),

@@ -25,25 +25,74 @@ export function checkpointAtTurnEnd(checkpoints: Checkpoints): (event: AgentEven
   };
 }
 
-/** `tools`, each holding the checkpoints (see Checkpoints.hold) before it runs. */
-export function waitingForCheckpoints(tools: AnyAgentTool[], checkpoints: Checkpoints): AnyAgentTool[] {
+/**
+ * `tools`, each waiting for the workspace snapshot (`snapshotted`: the first model call goes out
+ * while it is taken, and no tool may change a file before it has them all) and holding the
+ * checkpoints (see Checkpoints.hold) before it runs.
+ */
+export function waitingForCheckpoints(
+  tools: AnyAgentTool[],
+  checkpoints: Checkpoints,
+  snapshotted: Promise<unknown>,
+): AnyAgentTool[] {
   return tools.map((tool) => ({
     ...tool,
     execute: async (...args: Parameters<AnyAgentTool["execute"]>) => {
+      await snapshotted;
       await checkpoints.hold();
       return tool.execute(...args);
     },
   }));
 }
 
-/** `hook`, holding the checkpoints before its commands run. */
+/** `hook` (which may run commands), run once the workspace snapshot is taken. */
+export function afterSnapshot<Args extends unknown[], Result>(
+  hook: ((...args: Args) => Result | Promise<Result>) | undefined,
+  snapshotted: Promise<unknown>,
+): ((...args: Args) => Promise<Result>) | undefined {
+  if (!hook) return undefined;
+  return async (...args) => {
+    await snapshotted;
+    return hook(...args);
+  };
+}
+
+/** `hook`, after the workspace snapshot and holding the checkpoints before its commands run. */
 export function beforeStopWaiting(
   hook: BeforeStopHook | undefined,
   checkpoints: Checkpoints,
+  snapshotted: Promise<unknown>,
 ): BeforeStopHook | undefined {
   if (!hook) return undefined;
   return async (ctx, signal) => {
+    await snapshotted;
     await checkpoints.hold();
     return hook(ctx, signal);
+  };
+}
+
+/**
+ * Checkpoints of a snapshot still being taken: calls made before it is there wait for it (a turn
+ * ends only after its tools, which wait for it too, so in practice only `hold` and `dispose` do).
+ * A failed snapshot has none: `hold` resolves, the rest do nothing.
+ */
+export function checkpointsOnceReady(ready: Promise<Checkpoints>): Checkpoints {
+  let real: Checkpoints | undefined;
+  const settled = ready.then(
+    (checkpoints) => {
+      real = checkpoints;
+      return checkpoints;
+    },
+    () => undefined,
+  );
+  return {
+    take: (turn, options) => {
+      if (real) real.take(turn, options);
+      else void settled.then((checkpoints) => checkpoints?.take(turn, options));
+    },
+    hold: () => settled.then((checkpoints) => checkpoints?.hold()),
+    latest: () => real?.latest(),
+    patchFor: (tree) => real?.patchFor(tree),
+    dispose: (keep) => settled.then((checkpoints) => checkpoints?.dispose(keep)),
   };
 }
