@@ -63,7 +63,12 @@ async function makeRepo(files: number): Promise<string> {
   }
   await run(
     "sh",
-    ["-c", "git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init"],
+    // No automatic gc: 20,000 new loose objects would start one in the background, still writing
+    // packs into .git when the run is over and the folder is being removed (ENOTEMPTY).
+    [
+      "-c",
+      "git init -q && git add -A && git -c gc.auto=0 -c maintenance.auto=false -c user.name=b -c user.email=b@b commit -qm init",
+    ],
     root,
   );
   return root;

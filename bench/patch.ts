@@ -43,7 +43,8 @@ function makeWorkspace(withGit: boolean, files = FILES): string {
       GIT_AUTHOR_EMAIL: "b@b",
     };
     const gitEnv = { ...env, GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@b" };
-    execFileSync("sh", ["-c", "git init -q && git add -A && git commit -qm init"], {
+    // No automatic gc: it would go on in the background, writing into .git while the bench goes on.
+    execFileSync("sh", ["-c", "git init -q && git add -A && git -c gc.auto=0 commit -qm init"], {
       cwd: root,
       env: gitEnv,
     });
