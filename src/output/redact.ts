@@ -10,7 +10,7 @@
  * token-shapes.ts) are replaced too, known or not.
  */
 import { isSecretName } from "../system/env.ts";
-import { base64Cores, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
+import { base64Cores, hasWrappedBase64Line, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
 
 /** What a secret is replaced with. */
 export const REDACTED = "***";
@@ -82,13 +82,14 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const redact = (text: string): string => {
     if (typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
     const current = currentPattern();
+    const wrapped = hasWrappedBase64Line(text);
     let out = text;
     if (current && probe) {
       const holds = probe;
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
-      out = redactWrappedBase64(out, (joined) => holds.test(joined)).replace(current, REDACTED);
+      out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped).replace(current, REDACTED);
     }
-    return redactTokenShapes(out);
+    return redactTokenShapes(out, wrapped);
   };
 
   const redactLatin1 = (text: string): string => {

@@ -107,9 +107,9 @@ function decodesToToken(run: string): boolean {
  * line break of wrapped base64. One scan of the signatures (and one more without line breaks),
  * far cheaper than looking for base64 runs.
  */
-function mayHoldBase64Token(text: string): boolean {
+function mayHoldBase64Token(text: string, wrapped: boolean | undefined): boolean {
   if (SIGNATURES.test(text)) return true;
-  return hasWrappedBase64Line(text) && SIGNATURES.test(text.replace(/\r?\n/g, ""));
+  return (wrapped ?? hasWrappedBase64Line(text)) && SIGNATURES.test(text.replace(/\r?\n/g, ""));
 }
 
 const WRAPPED_LINE = /[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?\r?\n/y;
@@ -119,13 +119,22 @@ const WRAPPED_LINE = /[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?\r?\n/y;
  * says its characters, line breaks removed, hold a secret: what a line break hides from a
  * pattern. Costs one look per line when there is no such block.
  */
-export function redactWrappedBase64(text: string, holds: (joined: string) => boolean): string {
-  if (!hasWrappedBase64Line(text)) return text;
+export function redactWrappedBase64(
+  text: string,
+  holds: (joined: string) => boolean,
+  wrapped = hasWrappedBase64Line(text),
+): string {
+  if (!wrapped) return text;
   return text.replace(WRAPPED_BASE64, (block) => (holds(block.replace(/\r?\n/g, "")) ? REDACTED : block));
 }
 
-/** Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is: one look per line. */
-function hasWrappedBase64Line(text: string): boolean {
+/**
+ * Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is: one look per
+ * line. What it says of a text stays true of that text after redaction (`***` is no base64), so a
+ * caller redacting in steps asks once and passes the answer on (`wrapped`): for a big command
+ * output the look at every line is most of the redaction.
+ */
+export function hasWrappedBase64Line(text: string): boolean {
   let start = 0;
   for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
     const length = end - start - (text[end - 1] === "\r" ? 1 : 0);
@@ -136,10 +145,13 @@ function hasWrappedBase64Line(text: string): boolean {
   return false;
 }
 
-/** `text` with every token of a known shape, raw or inside base64, replaced by `***`. */
-export function redactTokenShapes(text: string): string {
+/**
+ * `text` with every token of a known shape, raw or inside base64, replaced by `***`. `wrapped`:
+ * hasWrappedBase64Line of this text or of the text it was redacted from, when known.
+ */
+export function redactTokenShapes(text: string, wrapped?: boolean): string {
   if (text.length < MIN_TOKEN) return text;
   const raw = text.replace(SHAPES, (token) => (plausible(token) ? REDACTED : token));
-  if (!mayHoldBase64Token(raw)) return raw;
+  if (!mayHoldBase64Token(raw, wrapped)) return raw;
   return raw.replace(BASE64_RUN, (run) => (decodesToToken(run) ? REDACTED : run));
 }
