@@ -84,22 +84,26 @@ async function runRace(task: string, firstTurn: MockToolCall[], host?: "host-swa
   await writeFile(path.join(outside, "data.txt"), `${CANARY_CONTENT}\n`);
   await writeFile(path.join(outside, CANARY_NAME), `${CANARY_CONTENT}\n`);
   const dir = await raceWorkspace(outside, task);
+  // The host swapper's run has a first turn too: one `ls`, which (like every tool) waits for the
+  // workspace snapshot the first model call does not wait for.
+  const first = host ? [{ name: "ls", arguments: { path: "." }, id: "warm_up" }] : firstTurn;
   const script = [
-    ...(firstTurn.length > 0 ? [{ toolCalls: firstTurn, usage: { input: 10, output: 5 } }] : []),
+    ...(first.length > 0 ? [{ toolCalls: first, usage: { input: 10, output: 5 } }] : []),
     { toolCalls: parallelCalls(), usage: { input: 10, output: 5 } },
     { text: "done", usage: { input: 10, output: 2 } },
   ];
   let swapper: ChildProcess | undefined;
-  // The host swapper runs while the model's calls do: from the first request to the model (after
-  // the workspace snapshot) to the last (before the patch), so it races the tools, not the runner.
+  // The host swapper runs while the model's calls do: from the second request to the model (the
+  // snapshot is taken: the first turn's tool has run) to the last (before the patch), so it races
+  // the tools, not the runner's snapshot.
   const mock = await startMockLlm({
     script: (index) => {
-      if (host && index === 0)
+      if (host && index === 1)
         swapper = spawn("perl", ["-e", SWAPPER, ...NAMES], { cwd: dir, stdio: "ignore" });
       if (index === script.length - 1) swapper?.kill("SIGKILL");
       return {
         ...(script[index] ?? script[script.length - 1]!),
-        ...(host && index === 0 && { firstByteDelayMs: 300 }),
+        ...(host && index === 1 && { firstByteDelayMs: 300 }),
       };
     },
   });
