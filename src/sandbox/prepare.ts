@@ -43,7 +43,7 @@ export interface PrepareSandboxOptions {
   env: Record<string, string | undefined>;
   /** The Node running the runner, whose ancestors may be an Actions runner's install. Default: this one. */
   execPath?: string;
-  /** The runner's user id (root's own files stay readable to it in the sandbox). Default: this process's. */
+  /** The runner's user id: as root (0), root's own secret files are masked. Default: this process's. */
   uid?: number;
 }
 
