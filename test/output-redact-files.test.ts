@@ -3,7 +3,7 @@
  * a sandboxed command could have planted in that folder (it is writable from inside).
  */
 import { execFileSync } from "node:child_process";
-import { link, lstat, mkdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
+import { link, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
@@ -45,5 +45,20 @@ describe("redactFilesIn", () => {
 
   test("a folder that does not exist is nothing to do", async () => {
     expect(await redactFilesIn(path.join(tempDir(), "missing"), redactor)).toEqual([]);
+  });
+
+  test("stopped (a full disk wants the files gone), it lets go at once and changes nothing", async () => {
+    const dir = path.join(tempDir(), "tool-output");
+    await mkdir(dir);
+    const content = `${"line of output\n".repeat(400_000)}end ${SECRET}\n`;
+    await writeFile(path.join(dir, "big.log"), content);
+    const stop = new AbortController();
+    const redacting = redactFilesIn(dir, redactor, { signal: stop.signal });
+    stop.abort();
+    expect(await redacting).toEqual([]);
+    expect(await readFile(path.join(dir, "big.log"), "utf8")).toBe(content);
+    expect(await readdir(dir)).toEqual(["big.log"]);
+    // Not stopped, the same file is redacted.
+    expect(await redactFilesIn(dir, redactor)).toEqual(["big.log"]);
   });
 });

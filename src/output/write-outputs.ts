@@ -44,6 +44,11 @@ export interface RunOutputsInput {
   record: (written: { patch: WrittenPatch | undefined; freed: boolean }) => RunRecord;
   /** Our own files and folders that give way when the disk is full (the spill folder). */
   disposable?: string[];
+  /**
+   * Awaited before `disposable` is removed: whatever still reads those files closes them first,
+   * since an open file's room is freed only when it is closed.
+   */
+  beforeFreeing?: () => Promise<void>;
   /** Passed to `renderSummary`. Default: 65,536. */
   maxSummaryChars?: number;
 }
@@ -68,6 +73,7 @@ export async function writeRunOutputs(dir: string, input: RunOutputsInput): Prom
   let freed = false;
   const makeRoom = async () => {
     if (freed || !input.disposable) return false;
+    await input.beforeFreeing?.();
     freed = await removeOwnFiles(input.disposable);
     return freed;
   };

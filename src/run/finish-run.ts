@@ -43,6 +43,20 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   try {
     await runCleanups(ctx);
     const leftovers = await killLeftoverProcesses();
+    // The bash tool saved full outputs as the commands printed them; like every output, they keep
+    // no secret. The commands have ended (the sandbox went with the cleanups, leftovers are
+    // killed), so nothing writes them any more: redacted while git computes the patch and the
+    // outputs are written (a 23 MB output: ~0.3 s, most of the big-output wait). Reading takes no
+    // room; a copy is written only for a file that held a secret.
+    const stopRedacting = new AbortController();
+    const redactingSaved = redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), ctx.redactor, {
+      signal: stopRedacting.signal,
+    });
+    // On a full disk those files give way to the outputs: the redaction lets go of them first.
+    const letGo = async () => {
+      stopRedacting.abort();
+      await redactingSaved;
+    };
     if (leftovers.length > 0) {
       ctx.emit({
         type: "warning",
@@ -62,13 +76,10 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     // The note on an unknown cost names what the catalog knows; it loads (from disk) meanwhile.
     if (ctx.collector.usage.costUnknown) await loadModelCatalog();
     const first = await Promise.race([full, hold.urgent.then(() => undefined)]);
-    if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx));
+    if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx), letGo);
     const state = first ?? (await full);
-    const { written, final, result, resultWritten } = await writeAll(ctx, ended, state);
-    // The bash tool saved full outputs as the commands printed them; like every output, they keep
-    // no secret (the commands have ended: the sandbox went with the cleanups). After the three
-    // outputs, which matter more; on a full disk they may be gone already.
-    await redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), ctx.redactor);
+    const { written, final, result, resultWritten } = await writeAll(ctx, ended, state, letGo);
+    await redactingSaved;
     await ctx.recorder?.flush().catch((error: unknown) => {
       ctx.emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
     });
@@ -145,11 +156,15 @@ async function runCleanups(ctx: RunContext): Promise<void> {
   }
 }
 
-/** Writes the three outputs from `state` and says how the run ends with them. */
+/**
+ * Writes the three outputs from `state` and says how the run ends with them. `beforeFreeing`: what
+ * must let go of the saved outputs before a full disk has them removed.
+ */
 async function writeAll(
   ctx: RunContext,
   ended: Ended,
   state: PatchState,
+  beforeFreeing?: () => Promise<void>,
 ): Promise<{ written: RunOutputsWritten; final: Ended; result: unknown; resultWritten: boolean }> {
   let final = state.status === "failed" ? concludeOutputFailure(ended, state.error) : ended;
   // The structured result counts only for a run that succeeded with it; like every output, it
@@ -165,6 +180,7 @@ async function writeAll(
       !state.patch && { diffError: "the run had to stop before it was computed" }),
     redactor: ctx.redactor,
     disposable: [path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR)],
+    ...(beforeFreeing && { beforeFreeing }),
     record: ({ patch, freed }) => {
       const notes = [...ctx.notes, ...(ctx.snapshot?.notes ?? [])];
       if (ctx.collector.usage.costUnknown) notes.push(unknownCostNote(ctx.spec));
