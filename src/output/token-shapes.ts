@@ -130,9 +130,9 @@ export function redactWrappedBase64(
 
 /**
  * Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is: one look per
- * line. What it says of a text stays true of that text after redaction (`***` is no base64), so a
- * caller redacting in steps asks once and passes the answer on (`wrapped`): for a big command
- * output the look at every line is most of the redaction.
+ * line. A text without such a line has none after redaction either (`***` is no base64), so a
+ * caller redacting in steps asks once and passes the answer on (`wrapped`; a stale "yes" costs
+ * only a check): for a big command output the look at every line is most of the redaction.
  */
 export function hasWrappedBase64Line(text: string): boolean {
   let start = 0;
