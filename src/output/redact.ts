@@ -82,10 +82,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const redact = (text: string): string => {
     if (typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
     const current = currentPattern();
-    const wrapped = hasWrappedBase64Line(text);
+    // Looked for once, where the first step needs it; the token shapes reuse the answer.
+    let wrapped: boolean | undefined;
     let out = text;
     if (current && probe) {
       const holds = probe;
+      wrapped = hasWrappedBase64Line(text);
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
       out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped).replace(current, REDACTED);
     }
