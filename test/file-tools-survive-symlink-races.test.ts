@@ -14,6 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CliResult, runCli } from "./helpers/cli.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
+import { SWAPPER } from "./helpers/swapper.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 import { type MockLlm, type MockToolCall, startMockLlm } from "./mock-llm/server.ts";
 
@@ -24,13 +25,6 @@ const CANARY_ENV = `cnry-env-${tag}`;
 const CANARIES = [CANARY_CONTENT, CANARY_NAME, CANARY_ENV];
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
-/** renameat2 on this machine's architecture (x86_64 or aarch64). */
-const RENAMEAT2 = os.arch() === "arm64" ? 276 : 316;
-/**
- * Each name is exchanged atomically with `<name>.link` (renameat2 RENAME_EXCHANGE), about 150,000
- * times a second: it always exists, half the time as the real file or folder, half as the link out.
- */
-const SWAPPER = `for(;;){for my $n (@ARGV){syscall(${RENAMEAT2},-100,"$n.link",-100,$n,2)}}`;
 const NAMES = ["w", "r", "e", "l", "g"];
 
 /** The workspace's files and the links out, for an outside folder `outside`. */

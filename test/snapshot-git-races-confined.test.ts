@@ -24,10 +24,9 @@ import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { detectSandbox, prepareSandbox, snapshotGitWrapper } from "../src/sandbox/index.ts";
 import { parseTask } from "../src/spec/index.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
+import { SWAPPER } from "./helpers/swapper.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 
-const RENAMEAT2 = os.arch() === "arm64" ? 276 : 316;
-const SWAPPER = `for(;;){for my $n (@ARGV){syscall(${RENAMEAT2},-100,"$n.link",-100,$n,2)}}`;
 const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
 const cleanups: Array<() => Promise<unknown>> = [];
