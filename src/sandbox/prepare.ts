@@ -214,7 +214,7 @@ async function mkdirTracked(target: string, root: string): Promise<string[]> {
 
 /**
  * The folder of the resolver configuration `/etc/resolv.conf` links to, when it lies in `/run`
- * (systemd-resolved's stub, as on GitHub's runners): bound back read-only for a sandbox with the
+ * (systemd-resolved's local resolver file, as on GitHub's runners): bound back read-only for a sandbox with the
  * network, which needs DNS but none of the rest of `/run` (the Docker socket is there).
  */
 async function resolverDirs(): Promise<string[]> {
