@@ -6,10 +6,11 @@
  * would be in the start tree and missing from the patch.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
-import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { runCli, startCli, tempWorkspace } from "./helpers/cli.ts";
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -54,3 +55,47 @@ test.for([
     expect(patch).not.toContain("d0/f0.txt");
   },
 );
+
+/**
+ * Everything that may change a file waits for the snapshot, so a run in which nothing waited for
+ * it (the model only answered) changed nothing: its patch is empty without a look at the
+ * workspace, and a snapshot still being taken is stopped rather than waited for. A `git` on PATH
+ * whose `add` hangs stands for a snapshot that would take long.
+ */
+test("a run that only answers does not wait for the snapshot: it is stopped, the patch is empty", {
+  timeout: 60_000,
+}, async () => {
+  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  const dir = await tempWorkspace({
+    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [write, bash]\nsandbox: off\n",
+    "s.yml": "turns:\n  - text: nothing to change\n",
+    "a.txt": "start\n",
+  });
+  dirs.push(dir);
+  const bin = path.join(dir, "bin");
+  await mkdir(bin);
+  await writeFile(
+    path.join(bin, "git"),
+    `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && exec sleep 41.5; done\nexec ${realGit} "$@"\n`,
+  );
+  await chmod(path.join(bin, "git"), 0o755);
+  const started = performance.now();
+  const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+    env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` },
+  });
+  const result = await done;
+  expect(result.code, result.stderr).toBe(0);
+  // Far less than the hanging add: the run did not wait for it.
+  expect(performance.now() - started).toBeLessThan(30_000);
+  expect(await readFile(path.join(dir, ".agent-run", "patch.diff"), "utf8")).toBe("");
+  const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
+  expect(usage.conclusion).toBe("success");
+  // The hanging git was killed, and the snapshot's temp folder goes (in the background).
+  expect(execFileSync("sh", ["-c", "pgrep -f '[s]leep 41[.]5' || true"], { encoding: "utf8" })).toBe("");
+  const prefix = `agent-run-pid${child.pid}-snapshot-`;
+  const left = async () => (await readdir(os.tmpdir())).filter((name) => name.startsWith(prefix));
+  for (let tries = 0; tries < 50 && (await left()).length > 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(await left()).toEqual([]);
+});

@@ -77,6 +77,11 @@ export interface SnapshotOptions {
   exclude?: string[];
   /** Watch submodules (default true; false for a submodule's own snapshot, whose parent watches them). */
   submodules?: boolean;
+  /**
+   * Aborting stops the snapshot: its git is killed, it rejects, and its temp directory is removed
+   * in the background (a run that ended before anything could change a file needs no snapshot).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -88,24 +93,19 @@ export async function snapshotWorkspace(
   root: string,
   options: SnapshotOptions = {},
 ): Promise<WorkspaceSnapshot> {
+  const { signal } = options;
   await removeStaleRunTempDirs();
   const realRoot = await fs.realpath(root);
   const tempDir = await makeRunTempDir("snapshot");
   try {
     const gitDir = path.join(tempDir, "git");
-    const repo = await findRepository(realRoot);
+    const repo = await findRepository(realRoot, signal);
     const workTree = repo?.topLevel ?? realRoot;
     const prefix = toPrefix(path.relative(workTree, realRoot));
 
-    const initArgs = ["init", "--quiet", "--bare"];
-    if (repo?.objectFormat && repo.objectFormat !== "sha1")
-      initArgs.push(`--object-format=${repo.objectFormat}`);
-    await gitOrThrow([...initArgs, gitDir], { cwd: tempDir });
-    await fs.mkdir(path.join(gitDir, "info"), { recursive: true });
-    await fs.writeFile(path.join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES);
+    await makeGitDir(gitDir, repo?.objectFormat ?? "sha1");
     let userExclude = "";
     if (repo) {
-      await fs.mkdir(path.join(gitDir, "objects", "info"), { recursive: true });
       await fs.writeFile(path.join(gitDir, "objects", "info", "alternates"), `${repo.objectsDir}\n`);
       userExclude = await fs.readFile(repo.excludeFile, "utf8").catch(() => "");
     }
@@ -123,15 +123,6 @@ export async function snapshotWorkspace(
       GIT_WORK_TREE: workTree,
       GIT_INDEX_FILE: path.join(tempDir, "index"),
     };
-    // A bare init leaves core.bare=true, which forbids a work tree. The private store is thrown
-    // away at the end: zlib would only slow every add (a 300 MB file: 9 s instead of 1.7 s).
-    // Written here rather than by two more git processes.
-    const configFile = path.join(gitDir, "config");
-    const config = await fs.readFile(configFile, "utf8");
-    await fs.writeFile(
-      configFile,
-      config.replace(/^(\s*)bare = true$/m, "$1bare = false\n$1compression = 0"),
-    );
     const pathspecs = [prefix === "" ? "." : `:(literal)${prefix}`];
     const snapshot: WorkspaceSnapshot = {
       root: realRoot,
@@ -150,16 +141,49 @@ export async function snapshotWorkspace(
       ...(repo && { userObjects: repo.objectsDir }),
     };
     if (repo) await addTrackedIgnored(snapshot, excluded);
-    await addAll(snapshot);
-    snapshot.tree = await writeIndexTree(snapshot);
+    signal?.throwIfAborted();
+    await addAll(snapshot, signal);
+    snapshot.tree = await writeIndexTree(snapshot, signal);
+    signal?.throwIfAborted();
     snapshot.ignored = await listIgnoredAtStart(snapshot, excluded);
+    signal?.throwIfAborted();
     if (options.submodules !== false) snapshot.submodules = await snapshotSubmodules(snapshot);
     snapshot.startedNs = await nextClockTick(tempDir);
     return snapshot;
   } catch (error) {
-    await removeRunTempDir(tempDir);
+    await removeRunTempDir(tempDir, { background: signal?.aborted === true });
     throw error;
   }
+}
+
+/**
+ * The snapshot's private git dir, written directly: what `git init` would make of it, without the
+ * templates (sample hooks, description) and without one more process on the way to the first
+ * tool. Not bare, as it serves a work tree; no compression, as the store is thrown away at the
+ * end and zlib would only slow every add (a 300 MB file: 9 s instead of 1.7 s).
+ */
+async function makeGitDir(gitDir: string, objectFormat: string): Promise<void> {
+  await Promise.all(
+    [["objects", "info"], ["objects", "pack"], ["refs", "heads"], ["refs", "tags"], ["info"]].map((parts) =>
+      fs.mkdir(path.join(gitDir, ...parts), { recursive: true }),
+    ),
+  );
+  const sha1 = objectFormat === "sha1";
+  const config = [
+    "[core]",
+    // Version 1 is what lets a repository name its object format (extensions.objectFormat).
+    `\trepositoryformatversion = ${sha1 ? 0 : 1}`,
+    "\tfilemode = true",
+    "\tbare = false",
+    "\tcompression = 0",
+    ...(sha1 ? [] : ["[extensions]", `\tobjectFormat = ${objectFormat}`]),
+    "",
+  ];
+  await Promise.all([
+    fs.writeFile(path.join(gitDir, "HEAD"), "ref: refs/heads/main\n"),
+    fs.writeFile(path.join(gitDir, "config"), config.join("\n")),
+    fs.writeFile(path.join(gitDir, "info", "attributes"), RAW_BYTES_ATTRIBUTES),
+  ]);
 }
 
 /**
@@ -195,8 +219,8 @@ export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
 /** The former name of `updateTree`. */
 export const writeTree = updateTree;
 
-async function addAll(snapshot: WorkspaceSnapshot): Promise<void> {
-  const options = readingWorkspace(snapshot);
+async function addAll(snapshot: WorkspaceSnapshot, signal?: AbortSignal): Promise<void> {
+  const options = { ...readingWorkspace(snapshot), ...(signal && { signal }) };
   // Outside a repository every blob is new: streaming them all into one pack (bulk check-in) beats
   // a loose file each (20,000 files: ~1 s instead of 1-6 s). Inside one most blobs already exist
   // and are only hashed. Only for `add`: for `diff` the threshold would mean "binary".
@@ -204,8 +228,9 @@ async function addAll(snapshot: WorkspaceSnapshot): Promise<void> {
   await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
 }
 
-async function writeIndexTree(snapshot: WorkspaceSnapshot): Promise<string> {
-  return (await gitOrThrow(["write-tree"], { cwd: snapshot.workTree, env: snapshot.env })).trim();
+async function writeIndexTree(snapshot: WorkspaceSnapshot, signal?: AbortSignal): Promise<string> {
+  const options = { cwd: snapshot.workTree, env: snapshot.env, ...(signal && { signal }) };
+  return (await gitOrThrow(["write-tree"], options)).trim();
 }
 
 /**
@@ -237,7 +262,7 @@ interface Repository {
   objectFormat: string;
 }
 
-async function findRepository(root: string): Promise<Repository | undefined> {
+async function findRepository(root: string, signal?: AbortSignal): Promise<Repository | undefined> {
   const result = await git(
     [
       "rev-parse",
@@ -249,8 +274,9 @@ async function findRepository(root: string): Promise<Repository | undefined> {
       "info/exclude",
       "--show-object-format",
     ],
-    { cwd: root },
+    { cwd: root, ...(signal && { signal }) },
   );
+  signal?.throwIfAborted();
   if (result.failed) return undefined;
   const [topLevel, objectsDir, excludeFile, objectFormat] = result.stdout.split("\n");
   // A bare repository or a .git directory has no top level: treat it as a plain directory.

@@ -12,21 +12,13 @@ export interface RunPaths {
   outDir: string;
   /** The `--record` file, as given. */
   record?: string | undefined;
-  env: NodeJS.ProcessEnv;
 }
 
 /**
- * The prepare phase's checks of where a run reads and writes, before anything runs: the workspace
- * is an existing folder a task may own (not `/`, a home or a system folder); the outputs folder is
- * neither the workspace nor one of its parents, can be made and written to (a probe file is
- * really created), and holds no output file that is a symbolic link or not a regular file (the
- * outputs folder is inside the workspace by default, so a checked-out repository could point
- * `events.jsonl` at a file of the machine); the `--record` file can be written. Throws
- * `RunSetupError` (exit 2). Creates the outputs folder, nothing else; `undo` removes the folders it
- * made (while still empty), for a prepare phase that fails later.
+ * The prepare phase's first check: the workspace is an existing folder a task may own (not `/`,
+ * a home or a system folder). Throws `RunSetupError` (exit 2).
  */
-export async function checkRunPaths(paths: RunPaths): Promise<{ undo: () => Promise<void> }> {
-  const { workspace, outDir, record, env } = paths;
+export async function checkWorkspace(workspace: string, env: NodeJS.ProcessEnv): Promise<void> {
   const info = await stat(workspace).catch(() => undefined);
   if (!info?.isDirectory()) {
     throw new RunSetupError("workspace_missing", `the workspace ${workspace} is not a directory`);
@@ -38,7 +30,19 @@ export async function checkRunPaths(paths: RunPaths): Promise<{ undo: () => Prom
       `the workspace ${workspace} ${refused}; give ${WORKSPACE_ADVICE}`,
     );
   }
+}
 
+/**
+ * The prepare phase's checks of where a run writes, for a workspace `checkWorkspace` accepted:
+ * the outputs folder is neither the workspace nor one of its parents, can be made and written to
+ * (a probe file is really created), and holds no output file that is a symbolic link or not a regular file (the
+ * outputs folder is inside the workspace by default, so a checked-out repository could point
+ * `events.jsonl` at a file of the machine); the `--record` file can be written. Throws
+ * `RunSetupError` (exit 2). Creates the outputs folder, nothing else; `undo` removes the folders it
+ * made (while still empty), for a prepare phase that fails later.
+ */
+export async function checkOutputPaths(paths: RunPaths): Promise<{ undo: () => Promise<void> }> {
+  const { workspace, outDir, record } = paths;
   if (outDir === workspace) {
     throw new RunSetupError(
       "outputs_dir_invalid",

@@ -21,6 +21,8 @@ import {
   beforeStopWaiting,
   checkpointAtTurnEnd,
   checkpointsOnceReady,
+  type SnapshotWait,
+  snapshotWait,
   waitingForCheckpoints,
 } from "./turn-checkpoints.ts";
 
@@ -59,13 +61,16 @@ export async function executeRun(ctx: RunContext): Promise<void> {
       return createCheckpoints(snapshot, { onError: (message) => emit({ type: "warning", message }) });
     });
     snapshotted.catch((error: unknown) => {
+      // Stopped on purpose: the run ended needing none.
+      if (ctx.stopSnapshot.signal.aborted) return;
       ctx.crash ??= `internal error: ${errorText(error)}`;
       emit({ type: "warning", message: ctx.crash });
       controller.abort("the workspace snapshot failed");
     });
     const checkpoints = checkpointsOnceReady(snapshotted);
     ctx.checkpoints = checkpoints;
-    const agent = createAgent(ctx, checkpoints, snapshotted);
+    const snapshotNeeded = snapshotWait(snapshotted);
+    const agent = createAgent(ctx, checkpoints, snapshotNeeded);
     agent.subscribe(emit);
     const atTurnEnd = checkpointAtTurnEnd(checkpoints);
     agent.subscribe((event) => {
@@ -81,7 +86,7 @@ export async function executeRun(ctx: RunContext): Promise<void> {
         prestart();
       });
     }
-    if (ctx.resume) await snapshotted;
+    if (ctx.resume) await snapshotNeeded.wait();
     await continueEarlierRun(ctx, checkpoints);
     const compactor = ctx.compactor;
     ctx.transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
@@ -89,7 +94,14 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     const prompt = ctx.resume && options.prompt === undefined ? DEFAULT_FOLLOW_UP : spec.prompt;
     ctx.outcome = await untilStopped(ctx, agent.prompt(prompt, { signal: controller.signal }));
     ctx.collector.setUsage(ctx.outcome.usage);
-    // A run that ended before the snapshot was done (a quick text answer) finishes with it.
+    // Whatever may change a file waits for the snapshot first (stdio MCP servers did in the
+    // prepare phase): when nothing did, nothing changed, and a snapshot still being taken (a
+    // quick text answer) is stopped rather than waited for.
+    const mcpWaited = ctx.spec.mcpServers.some((server) => server.transport === "stdio");
+    if (!snapshotNeeded.waited && !mcpWaited) {
+      ctx.unchanged = true;
+      ctx.stopSnapshot.abort();
+    }
     await snapshotted.catch(() => {});
     if (ctx.outcome.reason === "aborted" && controller.signal.reason === "timeout") {
       emit({
@@ -165,7 +177,7 @@ async function untilStopped(ctx: RunContext, prompt: Promise<AgentRunOutcome>): 
 }
 
 /** The agent of the run: the spec's tools and the runner's, the hooks and guards, the limits. */
-function createAgent(ctx: RunContext, checkpoints: Checkpoints, snapshotted: Promise<unknown>): Agent {
+function createAgent(ctx: RunContext, checkpoints: Checkpoints, snapshotted: SnapshotWait): Agent {
   const { task, spec, options, workspace, sandbox, emit } = ctx;
   // One guard for the run's saved outputs; it keeps watching finished commands' files for
   // processes they left behind (`setsid yes &`) until the run ends.

@@ -15,12 +15,20 @@ export type PatchState =
   | { status: "failed"; error: string; patch: ComputedPatch | undefined; turn: number | undefined };
 
 /**
- * The patch of every change of the run: once the index update in flight is done (one not begun is
+ * The patch of every change of the run: empty when nothing that may change a file ran
+ * (RunContext.unchanged); else, once the index update in flight is done (one not begun is
  * dropped), the index is brought up to date (reading only what changed since the last checkpoint), then the checkpoint's
  * patch of that tree is taken when there is one, or git diffs. Never rejects.
  */
 export async function endPatch(ctx: RunContext): Promise<PatchState> {
   const { snapshot, checkpoints } = ctx;
+  if (ctx.unchanged) {
+    const tree = snapshot?.tree ?? "";
+    return {
+      status: "complete",
+      patch: { from: tree, to: tree, file: "", bytes: 0, files: [], sections: [] },
+    };
+  }
   if (!snapshot) return failed(ctx, "the workspace snapshot was never taken");
   try {
     await checkpoints?.hold();

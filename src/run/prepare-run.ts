@@ -20,7 +20,7 @@ import {
 import { type LoadedTask, loadTask, parseInlineTask } from "../spec/index.ts";
 import { modelRunNotes } from "../spec/model-checks.ts";
 import { protectedPaths, TOOL_OUTPUT_DIR } from "./build-tools.ts";
-import { checkRunPaths } from "./check-run-paths.ts";
+import { checkOutputPaths, checkWorkspace } from "./check-run-paths.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
 import { startTaskMcpServers } from "./mcp-setup.ts";
@@ -33,7 +33,7 @@ import { prepareResume, type ResumePlan } from "./resume/prepare-resume.ts";
 import { TRANSCRIPT_FILE } from "./resume/transcript-file.ts";
 import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";
-import { agentEnv, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
+import { agentEnv, probeSandboxEarly, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
 import { type RunEvent, RunSetupError, type RunTaskOptions } from "./types.ts";
 
 /**
@@ -51,6 +51,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   // The diff's path is known once the outputs dir is (below); until then it is "".
   let task = await loadTaskFor(options, env, pr && pullRequestVars(pr, ""));
   let spec = task.spec;
+  probeSandboxEarly(spec, env);
 
   // Configuration problems (a missing API key, a bad replay file) are usage errors: found here,
   // before anything is written, they throw ProviderConfigError and the CLI exits 2.
@@ -72,10 +73,36 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     : undefined;
   const workspace = path.resolve(options.cwd ?? path.resolve(task.dir, spec.workdir));
   const outDir = options.outDir ? path.resolve(options.outDir) : path.resolve(workspace, spec.outputs.dir);
-  const paths = await checkRunPaths({ workspace, outDir, record: options.record, env });
+  // The workspace snapshot (a chain of short git commands, on the way to the first tool) starts
+  // once the workspace is known to be one, before the outputs' checks, and runs while the sandbox
+  // is set up: the set-up writes nothing git would see (empty mount points at most), the outputs
+  // dir and the record file are left out, and a refused output path ends it. Awaited by whatever
+  // may change a file; a failure then ends the run as before.
+  await checkWorkspace(workspace, env);
+  const stopSnapshot = new AbortController();
+  const snapshotting = snapshotWorkspace(workspace, {
+    exclude: [outDir, ...(options.record ? [path.resolve(options.record)] : [])],
+    signal: stopSnapshot.signal,
+  });
+  snapshotting.catch(() => {});
+  // A prepare phase that fails needs no snapshot: one being taken is stopped.
+  const dropSnapshot = () => {
+    stopSnapshot.abort();
+    return snapshotting.then(disposeSnapshot, () => {});
+  };
+  const paths = await checkOutputPaths({ workspace, outDir, record: options.record }).catch(
+    async (error: unknown) => {
+      await dropSnapshot();
+      throw error;
+    },
+  );
+  const undoPaths = async () => {
+    await dropSnapshot();
+    await paths.undo();
+  };
   if (pr) {
     const diffPath = await placePullRequestDiff(pr, outDir).catch(async (error: unknown) => {
-      await paths.undo();
+      await undoPaths();
       throw new RunSetupError(
         "outputs_dir_invalid",
         `the pull request's diff could not be written to ${outDir}: ${errorText(error)}`,
@@ -95,19 +122,9 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   try {
     resume = options.resume ? await prepareResume(options.resume, workspace, spec.model) : undefined;
   } catch (error) {
-    await paths.undo();
+    await undoPaths();
     throw error;
   }
-
-  // The workspace snapshot (a few git commands) runs while the sandbox is set up (the bubblewrap
-  // probe): both mostly wait for child processes. The set-up writes nothing git would see (empty
-  // mount points at most), and the outputs dir is left out. Awaited by the execute phase, where
-  // a failure ends the run as before; released here when the set-up fails.
-  const snapshotting = snapshotWorkspace(workspace, {
-    exclude: [outDir, ...(options.record ? [path.resolve(options.record)] : [])],
-  });
-  snapshotting.catch(() => {});
-  const dropSnapshot = () => snapshotting.then(disposeSnapshot, () => {});
 
   // A sandbox that is required but cannot start is a set-up error (exit 2) found before anything
   // is written; see sandbox-setup.ts.
@@ -122,8 +139,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     // The run's events start after the set-up; until then there is nothing to tell.
     onWarning: (message) => warn(message),
   }).catch(async (error: unknown) => {
-    await dropSnapshot();
-    await paths.undo();
+    await undoPaths();
     await resume?.dispose();
     throw error;
   });
@@ -160,8 +176,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   if (result) runnerTools.push(result.tool);
   const undo = async () => {
     await sandbox.dispose();
-    await dropSnapshot();
-    await paths.undo();
+    await undoPaths();
     await resume?.dispose();
   };
   // A stdio server runs in the workspace and may write there as it starts (a cache, a log): that
@@ -229,6 +244,8 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
       ...(mcp ? [{ what: "the MCP servers", dispose: () => mcp.close() }] : []),
     ],
     snapshotting,
+    stopSnapshot,
+    unchanged: false,
     runId: randomUUID(),
     resume,
     snapshot: undefined,
@@ -256,8 +273,8 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
   if (!options.replay) {
     const maxCostUsd = options.maxCostUsd ?? spec.limits.maxCostUsd;
-    // Prices come from the model catalog, a lazy chunk loaded once a response is in (it never
-    // delays the first request); a cost limit needs the price now, to say if it cannot be enforced.
+    // Prices come from the model catalog, which a worker the provider router started is loading;
+    // a cost limit needs the price now, to say if it cannot be enforced.
     if (maxCostUsd !== undefined) await loadModelCatalog();
     ctx.notes.push(...modelRunNotes(spec, maxCostUsd !== undefined ? { maxCostUsd } : {}));
   }

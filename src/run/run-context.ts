@@ -55,9 +55,18 @@ export interface RunContext {
   readonly cleanups: Array<{ what: string; dispose: () => Promise<void> }>;
   /**
    * The workspace snapshot being taken, started by the prepare phase (in parallel with the sandbox
-   * set-up); it rejects when it cannot be taken. The execute phase awaits it before the agent runs.
+   * set-up); it rejects when it cannot be taken. Whatever may change a file (a tool, a command
+   * hook, an MCP server, a resumed patch) waits for it first.
    */
   readonly snapshotting: Promise<WorkspaceSnapshot>;
+  /** Stops a snapshot still being taken when the run ended without needing it (see `unchanged`). */
+  readonly stopSnapshot: AbortController;
+  /**
+   * Set by the execute phase when the run ended with nothing having waited for the snapshot: no
+   * tool, command hook, MCP server or resumed patch ran, so nothing could change a file and the
+   * patch is empty without a look at the workspace.
+   */
+  unchanged: boolean;
   /** This run's id (usage.json `run_id`, transcript.json); a resume names the run it resumed by it. */
   readonly runId: string;
   /** The earlier run this one resumes, checked by the prepare phase. */

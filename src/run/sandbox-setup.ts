@@ -119,14 +119,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     (config) => config.secrets,
   );
   const none: RunSandbox = { state: "none", notes: [], gitSecrets, dispose: async () => {} };
-  const hooks = spec.hooks;
-  const runsCommands =
-    spec.tools.some((tool) => tool.name === "bash") ||
-    spec.mcpServers.some((server) => server.transport === "stdio") ||
-    [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
-      (rule) => rule.run !== undefined,
-    );
-  const usesFiles = spec.tools.some((tool) => FILE_TOOLS.has(tool.name));
+  const { runsCommands, usesFiles } = sandboxNeeds(spec);
   if (!runsCommands && !usesFiles) return none;
 
   if (spec.sandbox === "off") {
@@ -236,6 +229,27 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
       await prepared.dispose();
     },
   };
+}
+
+/** What of the spec's would run in the sandbox: commands (bash, stdio MCP servers, command hooks), file tools. */
+function sandboxNeeds(spec: TaskSpec): { runsCommands: boolean; usesFiles: boolean } {
+  const hooks = spec.hooks;
+  const runsCommands =
+    spec.tools.some((tool) => tool.name === "bash") ||
+    spec.mcpServers.some((server) => server.transport === "stdio") ||
+    [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
+      (rule) => rule.run !== undefined,
+    );
+  return { runsCommands, usesFiles: spec.tools.some((tool) => FILE_TOOLS.has(tool.name)) };
+}
+
+/**
+ * Starts the bubblewrap probe `setupSandbox` will make for `spec` (its answer is kept for the
+ * process), so that its ~10-20 ms of waiting for bwrap overlap the rest of the set-up.
+ */
+export function probeSandboxEarly(spec: TaskSpec, env: NodeJS.ProcessEnv): void {
+  const { runsCommands, usesFiles } = sandboxNeeds(spec);
+  if (spec.sandbox !== "off" && (runsCommands || usesFiles)) void detectSandbox({ env });
 }
 
 /** A cap that does not hold well (RLIMIT_NPROC, none) is worth a warning too. */

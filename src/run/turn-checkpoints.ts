@@ -26,6 +26,26 @@ export function checkpointAtTurnEnd(checkpoints: Checkpoints): (event: AgentEven
 }
 
 /**
+ * The wait for the workspace snapshot of whatever may change a file, which remembers that it was
+ * asked for: a run that ends without anyone having waited changed nothing (see RunContext.unchanged).
+ */
+export interface SnapshotWait {
+  wait(): Promise<unknown>;
+  readonly waited: boolean;
+}
+
+export function snapshotWait(snapshotted: Promise<unknown>): SnapshotWait {
+  const state = {
+    waited: false,
+    wait: () => {
+      state.waited = true;
+      return snapshotted;
+    },
+  };
+  return state;
+}
+
+/**
  * `tools`, each waiting for the workspace snapshot (`snapshotted`: the first model call goes out
  * while it is taken, and no tool may change a file before it has them all) and holding the
  * checkpoints (see Checkpoints.hold) before it runs.
@@ -33,12 +53,12 @@ export function checkpointAtTurnEnd(checkpoints: Checkpoints): (event: AgentEven
 export function waitingForCheckpoints(
   tools: AnyAgentTool[],
   checkpoints: Checkpoints,
-  snapshotted: Promise<unknown>,
+  snapshotted: SnapshotWait,
 ): AnyAgentTool[] {
   return tools.map((tool) => ({
     ...tool,
     execute: async (...args: Parameters<AnyAgentTool["execute"]>) => {
-      await snapshotted;
+      await snapshotted.wait();
       await checkpoints.hold();
       return tool.execute(...args);
     },
@@ -48,11 +68,11 @@ export function waitingForCheckpoints(
 /** `hook` (which may run commands), run once the workspace snapshot is taken. */
 export function afterSnapshot<Args extends unknown[], Result>(
   hook: ((...args: Args) => Result | Promise<Result>) | undefined,
-  snapshotted: Promise<unknown>,
+  snapshotted: SnapshotWait,
 ): ((...args: Args) => Promise<Result>) | undefined {
   if (!hook) return undefined;
   return async (...args) => {
-    await snapshotted;
+    await snapshotted.wait();
     return hook(...args);
   };
 }
@@ -61,11 +81,11 @@ export function afterSnapshot<Args extends unknown[], Result>(
 export function beforeStopWaiting(
   hook: BeforeStopHook | undefined,
   checkpoints: Checkpoints,
-  snapshotted: Promise<unknown>,
+  snapshotted: SnapshotWait,
 ): BeforeStopHook | undefined {
   if (!hook) return undefined;
   return async (ctx, signal) => {
-    await snapshotted;
+    await snapshotted.wait();
     await checkpoints.hold();
     return hook(ctx, signal);
   };
