@@ -15,12 +15,7 @@
 import { defineConfig } from "rolldown";
 
 export default defineConfig({
-  input: {
-    index: "src/action/main.ts",
-    cli: "src/cli/bin.ts",
-    // Started as a worker thread by src/providers/catalog-source.ts, as ../catalog-worker.js of its chunk.
-    "catalog-worker": "src/providers/catalog-worker.ts",
-  },
+  input: { index: "src/action/main.ts", cli: "src/cli/bin.ts" },
   platform: "node",
   // Node built-ins stay imports; everything else is bundled.
   external: [/^node:/],

@@ -60,26 +60,13 @@ export const MODEL_SUPPLEMENT = supplementFile as unknown as Record<
 
 /**
  * Loads the model catalog (`@pydantic/genai-prices`, a lazy chunk of ~0.8 MB) once; later calls
- * return at once. The providers await it before pricing a message (a run's router has a worker answer
- * for the run's models meanwhile; no request waits for it), `agent-run validate` before its checks. Call it
+ * return at once. The providers await it before pricing a message (started when the response's
+ * headers are in, so no request waits for it), `agent-run validate` before its checks. Call it
  * before `modelInfo` wherever the catalog's answers matter. Never rejects: without the catalog,
  * prices come from the spec and the supplement only.
  */
 export function loadModelCatalog(): Promise<void> {
   return loadCatalog();
-}
-
-/**
- * Whether `modelInfo(model)` may need the catalog: an `anthropic` or `openai` model whose price or
- * context window neither the spec nor the supplement gives.
- */
-export function needsCatalog(model: Model): boolean {
-  if (!isSdkProvider(model.provider)) return false;
-  const extra =
-    MODEL_SUPPLEMENT[model.provider][model.id] ?? MODEL_SUPPLEMENT[model.provider][undated(model.id)];
-  const priced = model.pricing !== undefined || extra?.pricing != null;
-  const sized = model.contextWindow !== undefined || extra?.contextWindow !== undefined;
-  return !priced || !sized;
 }
 
 /**

@@ -3,10 +3,8 @@ import type { AssistantMessageEvent, Provider, StreamFunction, StreamRequest } f
 import type { Model } from "../core/types.ts";
 import { emptyUsage } from "../core/usage.ts";
 import { createAnthropicProvider } from "./anthropic.ts";
-import { prefetchCatalog } from "./catalog-source.ts";
 import type { ProviderDeps } from "./client-config.ts";
 import { ProviderConfigError } from "./errors.ts";
-import { needsCatalog } from "./model-catalog.ts";
 import { createOpenAIProvider } from "./openai.ts";
 import { createReplayProvider } from "./replay.ts";
 import type { ReplaySession } from "./replay-format.ts";
@@ -48,11 +46,7 @@ export function createProviderRouter(
   deps: ProviderDeps & {
     replay?: ReplaySession;
     models?: Model[];
-    /**
-     * Start loading the SDK of the first of `models` now (see `Provider.preload`), and have a
-     * worker thread answer for the models whose price or context window needs the model catalog
-     * (`prefetchCatalog`): neither then waits until the first response is in.
-     */
+    /** Start loading the SDK of the first of `models` now (see `Provider.preload`). */
     preload?: boolean;
   } = {},
 ): StreamFunction {
@@ -65,14 +59,7 @@ export function createProviderRouter(
     [model.provider, model.api ?? "", model.baseUrl ?? "", model.apiKeyEnv ?? ""].join("\u0000");
   for (const model of deps.models ?? []) cache.set(keyOf(model), createProvider(model, deps));
   const first = deps.models?.[0];
-  if (deps.preload && first) {
-    cache.get(keyOf(first))?.preload?.();
-    // Node compiles its fetch (undici, ~20 ms) on first use: now, while the run's set-up waits for
-    // child processes, rather than on the way to the first request.
-    void globalThis.Headers;
-    const priced = deps.models?.filter(needsCatalog) ?? [];
-    if (priced.length > 0) prefetchCatalog(priced, (deps.now ?? Date.now)());
-  }
+  if (deps.preload && first) cache.get(keyOf(first))?.preload?.();
   return (request: StreamRequest) => {
     const { model } = request;
     const key = keyOf(model);
