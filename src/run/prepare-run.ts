@@ -273,8 +273,8 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   // A replay calls no model and is priced by the recorded one: the spec's model is not the point.
   if (!options.replay) {
     const maxCostUsd = options.maxCostUsd ?? spec.limits.maxCostUsd;
-    // Prices come from the model catalog, which a worker the provider router started is loading;
-    // a cost limit needs the price now, to say if it cannot be enforced.
+    // Prices come from the model catalog, a lazy chunk loaded once a response is in (it never
+    // delays the first request); a cost limit needs the price now, to say if it cannot be enforced.
     if (maxCostUsd !== undefined) await loadModelCatalog();
     ctx.notes.push(...modelRunNotes(spec, maxCostUsd !== undefined ? { maxCostUsd } : {}));
   }
