@@ -15,13 +15,22 @@ export interface FrameLimits {
   maxDataBytes: number;
 }
 
-/** The head, header and payload of one message, to be written in order. */
+/**
+ * The head, header and payload of one message, to be written in order: one buffer for a message
+ * of up to 64 KiB (one write, and one read on the other side, instead of three: a command's
+ * start and end and most file replies are small), else the three parts, so that a large payload
+ * is not copied.
+ */
 export function encodeFrame(header: unknown, data?: Uint8Array): Buffer[] {
   const json = Buffer.from(JSON.stringify(header), "utf8");
   const head = Buffer.allocUnsafe(8);
+  const dataLength = data ? data.length : 0;
   head.writeUInt32LE(json.length, 0);
-  head.writeUInt32LE(data ? data.length : 0, 4);
-  return data && data.length > 0
+  head.writeUInt32LE(dataLength, 4);
+  if (8 + json.length + dataLength <= 65536) {
+    return [dataLength > 0 && data ? Buffer.concat([head, json, data]) : Buffer.concat([head, json])];
+  }
+  return data && dataLength > 0
     ? [head, json, Buffer.from(data.buffer, data.byteOffset, data.length)]
     : [head, json];
 }

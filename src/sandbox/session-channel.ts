@@ -95,7 +95,10 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
 
   const write = (header: Record<string, unknown>, data?: Uint8Array) => {
     if (!child || state === "down") return;
+    // Corked: the parts of a large message go out in one writev.
+    child.stdin.cork();
     for (const part of encodeFrame(header, data)) child.stdin.write(part);
+    child.stdin.uncork();
   };
 
   const start = (writable: string | undefined): Promise<boolean> => {
