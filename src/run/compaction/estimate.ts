@@ -18,11 +18,26 @@ export const IMAGE_CHARS = 6400;
 /** What every message costs beyond its content (role, ids, wire framing), in characters. */
 const MESSAGE_OVERHEAD_CHARS = 16;
 
+/**
+ * Characters counted per message: the context is measured before every turn, and a message in
+ * it does not change once it is there, so each is measured once (not once per turn: a tool call's
+ * arguments are serialised to be counted).
+ */
+const measured = new WeakMap<AgentMessage, number>();
+
 /** Characters of one message as the model reads it: text, thinking, tool calls, images. */
 export function messageChars(message: AgentMessage): number {
-  let chars = MESSAGE_OVERHEAD_CHARS;
   const content = message.content;
-  if (typeof content === "string") return chars + content.length;
+  if (typeof content === "string") return MESSAGE_OVERHEAD_CHARS + content.length;
+  const known = measured.get(message);
+  if (known !== undefined) return known;
+  const chars = partsChars(content);
+  measured.set(message, chars);
+  return chars;
+}
+
+function partsChars(content: Exclude<AgentMessage["content"], string>): number {
+  let chars = MESSAGE_OVERHEAD_CHARS;
   for (const part of content) {
     if (part.type === "text") chars += part.text.length;
     else if (part.type === "image") chars += IMAGE_CHARS;
