@@ -19,7 +19,7 @@ import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude, concludeOutputFailure, type Ended } from "./conclude.ts";
 import { endPatch, type PatchState, partialNote, partialPatch } from "./finish-patch.ts";
 import { holdStopSignals } from "./finish-signals.ts";
-import { writeTranscript } from "./resume/transcript-file.ts";
+import { type TranscriptMessages, transcriptMessages, writeTranscript } from "./resume/transcript-file.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
 
@@ -73,12 +73,17 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     });
     await removeStaleTempFiles(ctx.outputs.dir);
     const full = endPatch(ctx);
+    // The conversation is over: it is redacted and serialised for transcript.json while git
+    // computes the patch in its own processes, instead of after the patch.
+    const transcript = new Promise<TranscriptMessages | undefined>((resolve) => {
+      setImmediate(() => resolve(conversation(ctx)));
+    });
     // The note on an unknown cost names what the catalog knows; it loads (from disk) meanwhile.
     if (ctx.collector.usage.costUnknown) await loadModelCatalog();
     const first = await Promise.race([full, hold.urgent.then(() => undefined)]);
-    if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx), letGo);
+    if (first === undefined) await writeAll(ctx, ended, partialPatch(ctx), transcript, letGo);
     const state = first ?? (await full);
-    const { written, final, result, resultWritten } = await writeAll(ctx, ended, state, letGo);
+    const { written, final, result, resultWritten } = await writeAll(ctx, ended, state, transcript, letGo);
     await redactingSaved;
     await ctx.recorder?.flush().catch((error: unknown) => {
       ctx.emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
@@ -164,6 +169,7 @@ async function writeAll(
   ctx: RunContext,
   ended: Ended,
   state: PatchState,
+  transcript: Promise<TranscriptMessages | undefined>,
   beforeFreeing?: () => Promise<void>,
 ): Promise<{ written: RunOutputsWritten; final: Ended; result: unknown; resultWritten: boolean }> {
   let final = state.status === "failed" ? concludeOutputFailure(ended, state.error) : ended;
@@ -234,7 +240,7 @@ async function writeAll(
       },
     );
   }
-  await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false);
+  await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false, await transcript);
   return { written, final, result: final.conclusion === "success" ? result : undefined, resultWritten };
 }
 
@@ -262,9 +268,9 @@ async function saveTranscript(
   record: RunRecord,
   final: Ended,
   patchHadSecret: boolean,
+  messages: TranscriptMessages | undefined,
 ): Promise<void> {
-  const messages = ctx.transcript?.();
-  if (!messages || messages.length === 0) return;
+  if (!messages) return;
   try {
     await writeTranscript(
       ctx.outputs.dir,
@@ -284,6 +290,21 @@ async function saveTranscript(
     );
   } catch (error) {
     ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
+  }
+}
+
+/**
+ * The conversation for transcript.json, redacted and serialised; undefined without one (the run
+ * crashed before the agent started) or when it cannot be serialised (said when it is written).
+ */
+function conversation(ctx: RunContext): TranscriptMessages | undefined {
+  const messages = ctx.transcript?.();
+  if (!messages || messages.length === 0) return undefined;
+  try {
+    return transcriptMessages(messages, ctx.redactor);
+  } catch (error) {
+    ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
+    return undefined;
   }
 }
 

@@ -46,29 +46,47 @@ export interface TranscriptFile {
   messages: AgentMessage[];
 }
 
+/** The conversation of a transcript, redacted and serialised: the costly part of writing one. */
+export interface TranscriptMessages {
+  /** The JSON array of the messages. */
+  json: string;
+  /** Some value in them was redacted. */
+  redacted: boolean;
+}
+
+/** Redacts and serialises `messages` for `writeTranscript`, each message once. */
+export function transcriptMessages(
+  messages: AgentMessage[],
+  redactor: Pick<Redactor, "redactDeep">,
+): TranscriptMessages {
+  let redacted = false;
+  const kept = messages.filter((m) => !(m.role === "assistant" && isFailed(m)));
+  const parts = kept.map((message) => {
+    const plain = withoutDetails(message);
+    const json = JSON.stringify(redactMessage(plain, redactor));
+    if (!redacted && json !== JSON.stringify(plain)) redacted = true;
+    return json;
+  });
+  return { json: `[${parts.join(",")}]`, redacted };
+}
+
 /** Writes the transcript into `dir`, redacted (see the header). */
 export async function writeTranscript(
   dir: string,
   fields: Omit<TranscriptFile, "format" | "version" | "messages" | "redacted">,
-  messages: AgentMessage[],
+  messages: TranscriptMessages,
   redactor: Pick<Redactor, "redactDeep">,
 ): Promise<string> {
-  let redacted = false;
-  const kept = messages.filter((m) => !(m.role === "assistant" && isFailed(m)));
-  const safe = kept.map((message) => {
-    const copy = redactMessage(withoutDetails(message), redactor);
-    if (!redacted && JSON.stringify(copy) !== JSON.stringify(withoutDetails(message))) redacted = true;
-    return copy;
-  });
-  const file: TranscriptFile = {
+  const head: Omit<TranscriptFile, "messages"> = {
     format: FORMAT,
     version: VERSION,
     ...redactor.redactDeep(fields),
-    redacted,
-    messages: safe,
+    redacted: messages.redacted,
   };
+  // `messages` last, as JSON.stringify of the whole file would put it.
+  const text = `${JSON.stringify(head).slice(0, -1)},"messages":${messages.json}}\n`;
   const target = path.join(dir, TRANSCRIPT_FILE);
-  await writeFileAtomic(target, `${JSON.stringify(file)}\n`);
+  await writeFileAtomic(target, text);
   return target;
 }
 
