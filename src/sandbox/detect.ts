@@ -2,10 +2,12 @@
  * Can bubblewrap start here, with every feature the sandbox uses? Answered once per binary path
  * and cached for the life of the process (a runner's kernel settings do not change mid-run).
  */
+
+import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
-import { runProcess } from "../system/process.ts";
+import { errorText } from "../core/errors.ts";
 
 /** The answer of `detectSandbox`. */
 export interface SandboxSupport {
@@ -53,17 +55,13 @@ async function probe(wanted: string, env: Record<string, string | undefined>): P
       reason: `bubblewrap is not installed (${wanted} not found); install it with \`sudo apt-get install -y bubblewrap\``,
     };
   }
-  const result = await runProcess(
-    bwrapPath,
-    [
-      ...["--ro-bind", "/", "/", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/dev/shm"],
-      ...["--remount-ro", "/dev", "--proc", "/proc", "--size", "1048576", "--tmpfs", "/tmp"],
-      ...["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"],
-      ...["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"],
-      ...["--", "/bin/sh", "-c", "exit 0"],
-    ],
-    { cwd: "/", env: { PATH: "/usr/bin:/bin" }, extendEnv: false, timeoutMs: PROBE_TIMEOUT_MS },
-  );
+  const result = await probeRun(bwrapPath, [
+    ...["--ro-bind", "/", "/", "--dev", "/dev", "--size", "1048576", "--tmpfs", "/dev/shm"],
+    ...["--remount-ro", "/dev", "--proc", "/proc", "--size", "1048576", "--tmpfs", "/tmp"],
+    ...["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net"],
+    ...["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"],
+    ...["--", "/bin/sh", "-c", "exit 0"],
+  ]);
   if (result.exitCode === 0) return { available: true, bwrapPath };
   const stderr = result.stderr.trim().split("\n")[0] ?? "";
   const why = stderr || result.shortMessage || `exit code ${result.exitCode}`;
@@ -73,6 +71,50 @@ async function probe(wanted: string, env: Record<string, string | undefined>): P
       ? "; unprivileged user namespaces look disabled: on Ubuntu 24.04 run `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` (or install an AppArmor profile for bwrap)"
       : "";
   return { available: false, bwrapPath, reason: `bubblewrap cannot start a sandbox here: ${why}${hint}` };
+}
+
+/**
+ * The probe's bwrap, spawned directly rather than through runProcess: it starts nothing that
+ * outlives it (`--die-with-parent`, its own PID namespace), and a sandboxed run then never loads
+ * execa (its commands start in the sandbox session).
+ */
+function probeRun(
+  file: string,
+  args: string[],
+): Promise<{ exitCode: number | undefined; stderr: string; shortMessage: string }> {
+  return new Promise((resolve) => {
+    const err: Buffer[] = [];
+    let child: ReturnType<typeof spawn>;
+    let timer: NodeJS.Timeout | undefined;
+    const done = (exitCode: number | undefined, shortMessage: string) => {
+      clearTimeout(timer);
+      resolve({ exitCode, stderr: Buffer.concat(err).toString("utf8"), shortMessage });
+    };
+    try {
+      child = spawn(file, args, {
+        cwd: "/",
+        env: { PATH: "/usr/bin:/bin" },
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+    } catch (error) {
+      done(undefined, errorText(error));
+      return;
+    }
+    timer = setTimeout(() => child.kill("SIGKILL"), PROBE_TIMEOUT_MS);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      if (err.length < 64) err.push(chunk);
+    });
+    child.once("error", (error) => done(undefined, `${errorText(error)}: ${file}`));
+    child.once("close", (code, signal) => {
+      if (code === 0) done(0, "");
+      else if (signal)
+        done(
+          undefined,
+          `killed with ${signal}${signal === "SIGKILL" ? ` (no answer within ${PROBE_TIMEOUT_MS / 1000} s)` : ""}`,
+        );
+      else done(code ?? undefined, `exit code ${code}`);
+    });
+  });
 }
 
 async function onPath(name: string, searchPath: string): Promise<string | undefined> {

@@ -17,7 +17,6 @@
  */
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { execa } from "execa";
 import { createHeadTailBuffer, type HeadTailBuffer } from "./head-tail-buffer.ts";
 import { killMarkedProcesses, ownerMarkerEnv, watchGroup } from "./reaper.ts";
 import { isTimerDelay } from "./timer.ts";
@@ -128,6 +127,17 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+let execaModule: Promise<typeof import("execa")> | undefined;
+
+/**
+ * execa, loaded with the first command: a sandboxed run starts its commands in the sandbox
+ * session instead, and never needs it (~25 ms of compiling and running its chunk at start-up).
+ */
+function loadExeca(): Promise<typeof import("execa")> {
+  execaModule ??= import("execa");
+  return execaModule;
+}
+
 /** Runs `file` with `args` (no shell). See the module comment for the guarantees. */
 export async function runProcess(
   file: string,
@@ -139,14 +149,15 @@ export async function runProcess(
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const command = [file, ...args].join(" ");
 
-  if (options.signal?.aborted) {
-    return {
-      ...emptyResult(started),
-      canceled: true,
-      failed: true,
-      shortMessage: `Command was canceled before it started: ${command}`,
-    };
-  }
+  const notStarted = (): ProcessResult => ({
+    ...emptyResult(started),
+    canceled: true,
+    failed: true,
+    shortMessage: `Command was canceled before it started: ${command}`,
+  });
+  if (options.signal?.aborted) return notStarted();
+  const { execa } = await loadExeca();
+  if (options.signal?.aborted) return notStarted();
 
   installExitHook();
   // execa's types name descriptors 3 to 9 only; at run time it hands any descriptor to spawn.
