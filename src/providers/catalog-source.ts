@@ -1,3 +1,6 @@
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import catalogPackage from "../../node_modules/@pydantic/genai-prices/package.json" with { type: "json" };
 import type { ModelPricing } from "../core/types.ts";
 
 /**
@@ -19,6 +22,124 @@ export interface CatalogEntry {
 let catalog: GenaiPrices | undefined;
 let loading: Promise<void> | undefined;
 
+/**
+ * The catalog's answers for the models a run asked about, by day: `<day>\0<provider>\0<id>` →
+ * the entry (null: the catalog lacks it), `<day>\0<provider>` → its ids. Filled from the answers
+ * cache (see `loadCatalogFor`) when the catalog itself is not loaded.
+ */
+const answers = new Map<string, CatalogEntry | null>();
+const answeredIds = new Map<string, string[]>();
+let cacheRead: Promise<void> | undefined;
+
+const dayOf = (now: Date) => now.toISOString().slice(0, 10);
+const entryKey = (day: string, provider: string, id: string) => `${day}\u0000${provider}\u0000${id}`;
+const idsKey = (day: string, provider: string) => `${day}\u0000${provider}`;
+
+/**
+ * Makes `catalogEntry` and `catalogIds` answer for `models` as of today: from the answers cache
+ * when it holds them, else by loading the catalog (`loadCatalog`), whose answers for them then go
+ * into the cache. The cache spares a run on a machine that ran agent-run today the ~25 ms of
+ * compiling and running the catalog's 0.8 MB once its first response is in: a file in the user's
+ * cache folder (`$XDG_CACHE_HOME/agent-run`, else `~/.cache/agent-run`), per version of the
+ * catalog, holding only the answers (prices, context windows, ids) of one day. Never rejects; a
+ * cache that cannot be read or written is as if there were none.
+ */
+export async function loadCatalogFor(models: Array<{ provider: string; id: string }>): Promise<void> {
+  if (catalog) return;
+  const day = dayOf(new Date());
+  const known = () =>
+    models.every(
+      (model) =>
+        answers.has(entryKey(day, model.provider, model.id)) && answeredIds.has(idsKey(day, model.provider)),
+    );
+  cacheRead ??= readAnswers();
+  await cacheRead;
+  if (known()) return;
+  await loadCatalog();
+  if (catalog) await saveAnswers(models, day);
+}
+
+function cacheFile(): string | undefined {
+  const env = process.env;
+  const base =
+    env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : env.HOME && path.isAbsolute(env.HOME)
+        ? path.join(env.HOME, ".cache")
+        : undefined;
+  return base && path.join(base, "agent-run", `catalog-answers-${catalogPackage.version}.json`);
+}
+
+interface AnswersFile {
+  entries: Record<string, CatalogEntry | null>;
+  ids: Record<string, string[]>;
+}
+
+async function readAnswers(): Promise<void> {
+  const file = cacheFile();
+  if (!file) return;
+  try {
+    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
+    if (!isAnswersFile(parsed)) return;
+    for (const [key, entry] of Object.entries(parsed.entries)) answers.set(key, entry);
+    for (const [key, ids] of Object.entries(parsed.ids)) answeredIds.set(key, ids);
+  } catch {
+    // No cache yet, or not one of ours: the catalog is loaded instead.
+  }
+}
+
+/** Today's answers for `models` (and those of earlier runs today) written back, atomically. */
+async function saveAnswers(models: Array<{ provider: string; id: string }>, day: string): Promise<void> {
+  const file = cacheFile();
+  if (!file || !catalog) return;
+  const now = new Date();
+  for (const { provider, id } of models) {
+    answers.set(entryKey(day, provider, id), entryOf(catalog, provider, id, now) ?? null);
+    answeredIds.set(idsKey(day, provider), idsOf(catalog, provider));
+  }
+  const today = (key: string) => key.startsWith(`${day}\u0000`);
+  const content: AnswersFile = {
+    entries: Object.fromEntries([...answers].filter(([key]) => today(key))),
+    ids: Object.fromEntries([...answeredIds].filter(([key]) => today(key))),
+  };
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writeFile(temp, JSON.stringify(content), { mode: 0o600 });
+    await rename(temp, file);
+  } catch {
+    // A read-only home: no cache, the next run loads the catalog again.
+  }
+}
+
+function isAnswersFile(value: unknown): value is AnswersFile {
+  if (typeof value !== "object" || value === null) return false;
+  const { entries, ids } = value as Record<string, unknown>;
+  if (typeof entries !== "object" || entries === null || typeof ids !== "object" || ids === null)
+    return false;
+  const isEntry = (entry: unknown) => {
+    if (entry === null) return true;
+    if (typeof entry !== "object") return false;
+    const { id, pricing, contextWindow } = entry as Record<string, unknown>;
+    const pricingOk =
+      pricing === undefined ||
+      (typeof pricing === "object" &&
+        pricing !== null &&
+        ["input", "output", "cacheRead", "cacheWrite"].every(
+          (rate) => typeof (pricing as Record<string, unknown>)[rate] === "number",
+        ));
+    return (
+      typeof id === "string" &&
+      pricingOk &&
+      (contextWindow === undefined || typeof contextWindow === "number")
+    );
+  };
+  return (
+    Object.values(entries).every(isEntry) &&
+    Object.values(ids).every((list) => Array.isArray(list) && list.every((id) => typeof id === "string"))
+  );
+}
+
 /** Loads the catalog once; later calls return the same promise. Never rejects. */
 export function loadCatalog(): Promise<void> {
   loading ??= import("@pydantic/genai-prices").then(
@@ -39,8 +160,12 @@ export function catalogLoaded(): boolean {
 
 /** The catalog's entry for a model of `provider` ("anthropic", "openai"), priced as of `now`. */
 export function catalogEntry(provider: string, id: string, now: Date): CatalogEntry | undefined {
-  if (!catalog) return undefined;
-  const found = catalog.calcPrice({ input_tokens: 0, output_tokens: 0 }, id, {
+  if (!catalog) return answers.get(entryKey(dayOf(now), provider, id)) ?? undefined;
+  return entryOf(catalog, provider, id, now);
+}
+
+function entryOf(module: GenaiPrices, provider: string, id: string, now: Date): CatalogEntry | undefined {
+  const found = module.calcPrice({ input_tokens: 0, output_tokens: 0 }, id, {
     providerId: provider,
     timestamp: now,
   });
@@ -54,7 +179,12 @@ export function catalogEntry(provider: string, id: string, now: Date): CatalogEn
 
 /** The ids of the catalog's entries for `provider` (for did-you-mean); empty before the load. */
 export function catalogIds(provider: string): string[] {
-  return catalog?.findProvider({ providerId: provider })?.models.map((model) => model.id) ?? [];
+  if (!catalog) return answeredIds.get(idsKey(dayOf(new Date()), provider)) ?? [];
+  return idsOf(catalog, provider);
+}
+
+function idsOf(module: GenaiPrices, provider: string): string[] {
+  return module.findProvider({ providerId: provider })?.models.map((model) => model.id) ?? [];
 }
 
 type PriceValue = number | { base: number } | undefined;

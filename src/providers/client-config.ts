@@ -1,7 +1,7 @@
 import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
-import { loadModelCatalog } from "./model-catalog.ts";
+import { loadModelCatalogFor } from "./model-catalog.ts";
 import { priceFor } from "./pricing.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
 
@@ -161,7 +161,7 @@ export function runnerOptions(
     get pricing() {
       return priceFor(request.model);
     },
-    ready: loadModelCatalog,
+    ready: () => loadModelCatalogFor([request.model]),
     maxRetries: settings.maxRetries,
     idleTimeoutMs: settings.idleTimeoutMs,
     retryDelayMs: settings.retryDelayMs,

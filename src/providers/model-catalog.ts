@@ -1,5 +1,5 @@
 import type { Model, ModelPricing } from "../core/types.ts";
-import { catalogEntry, catalogIds, loadCatalog } from "./catalog-source.ts";
+import { catalogEntry, catalogIds, loadCatalog, loadCatalogFor } from "./catalog-source.ts";
 import supplementFile from "./model-supplement.json" with { type: "json" };
 import {
   isSdkProvider,
@@ -67,6 +67,19 @@ export const MODEL_SUPPLEMENT = supplementFile as unknown as Record<
  */
 export function loadModelCatalog(): Promise<void> {
   return loadCatalog();
+}
+
+/**
+ * What `modelInfo` needs of the catalog for `models`, as of today: from the answers cache when it
+ * has them, else by loading the catalog (see `loadCatalogFor`). Models whose price and context
+ * window the spec gives, and free-form ones, need none. Never rejects.
+ */
+export function loadModelCatalogFor(models: Model[]): Promise<void> {
+  const asked = models.filter(
+    (model) =>
+      isSdkProvider(model.provider) && (model.pricing === undefined || model.contextWindow === undefined),
+  );
+  return asked.length === 0 ? Promise.resolve() : loadCatalogFor(asked);
 }
 
 /**

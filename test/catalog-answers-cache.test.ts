@@ -1,0 +1,107 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, beforeEach, expect, test, vi } from "vitest";
+import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { writeNoteThenDone } from "./helpers/mock-scripts.ts";
+import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
+
+/**
+ * Issue 18: what a run needs of the model catalog (its model's price and context window, the
+ * provider's ids) is kept in the user's cache folder per catalog version and day, so that a later
+ * run that day prices its first response without compiling the catalog's 0.8 MB. The answers are
+ * the catalog's own; a cache that is broken or lacks the model is as if there were none.
+ */
+const SONNET = { provider: "anthropic", id: "claude-sonnet-5-5" };
+let cacheHome: string;
+const saved = process.env.XDG_CACHE_HOME;
+beforeAll(async () => {
+  cacheHome = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-"));
+});
+afterAll(async () => {
+  if (saved === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = saved;
+  await rm(cacheHome, { recursive: true, force: true });
+});
+beforeEach(() => {
+  process.env.XDG_CACHE_HOME = cacheHome;
+});
+
+/** A fresh copy of the module, as a new process would have it. */
+const fresh = () => {
+  vi.resetModules();
+  return import("../src/providers/catalog-source.ts");
+};
+
+test("the first load writes the answers; a later process answers from them without the catalog", async () => {
+  const first = await fresh();
+  await first.loadCatalogFor([SONNET]);
+  expect(first.catalogLoaded()).toBe(true);
+  const expected = first.catalogEntry(SONNET.provider, SONNET.id, new Date());
+  expect(expected?.pricing).toMatchObject({ input: 2, output: 10 });
+  const ids = first.catalogIds("anthropic");
+
+  const [file] = (await import("node:fs")).readdirSync(path.join(cacheHome, "agent-run"));
+  expect(file).toMatch(/^catalog-answers-\d+\.\d+\.\d+\.json$/);
+
+  const later = await fresh();
+  await later.loadCatalogFor([SONNET]);
+  expect(later.catalogLoaded()).toBe(false);
+  expect(later.catalogEntry(SONNET.provider, SONNET.id, new Date())).toEqual(expected);
+  expect(later.catalogIds("anthropic")).toEqual(ids);
+  // A model the cache does not hold: the catalog is loaded after all, and the cache grows.
+  const opus = { provider: "anthropic", id: "claude-opus-4-1" };
+  await later.loadCatalogFor([opus]);
+  expect(later.catalogLoaded()).toBe(true);
+  const third = await fresh();
+  await third.loadCatalogFor([SONNET, opus]);
+  expect(third.catalogLoaded()).toBe(false);
+  expect(third.catalogEntry(opus.provider, opus.id, new Date())?.id).toBe("claude-opus-4-1");
+});
+
+test("a broken cache is ignored and written anew", async () => {
+  const dir = path.join(cacheHome, "agent-run");
+  const [name] = (await import("node:fs")).readdirSync(dir);
+  const file = path.join(dir, name as string);
+  for (const broken of ["not json", '{"entries":{"x":{"id":1}},"ids":{}}', "null"]) {
+    await writeFile(file, broken);
+    const module = await fresh();
+    await module.loadCatalogFor([SONNET]);
+    expect(module.catalogLoaded()).toBe(true);
+    expect(module.catalogEntry(SONNET.provider, SONNET.id, new Date())?.pricing?.input).toBe(2);
+    expect(JSON.parse(await readFile(file, "utf8")).entries).toBeTypeOf("object");
+  }
+});
+
+let mock: MockLlm;
+beforeAll(async () => {
+  mock = await startMockLlm({ script: writeNoteThenDone });
+});
+afterAll(() => mock.close());
+
+test("through the bundled CLI: two runs price alike, the second from the cache", async () => {
+  const home = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-cli-"));
+  try {
+    const costs: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      const dir = await tempWorkspace({
+        "task.yml": "model: anthropic:claude-sonnet-5-5\nprompt: write note.txt\ntools: [write]\n",
+      });
+      const result = await runCli([path.join(dir, "task.yml")], {
+        env: { XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: mock.url },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      costs.push(JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8")).cost_usd);
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(costs[0]).toBeCloseTo((2100 * 2 + 60 * 10) / 1e6, 12);
+    expect(costs[1]).toBe(costs[0]);
+    const [name] = (await import("node:fs")).readdirSync(path.join(home, "agent-run"));
+    const cache = JSON.parse(await readFile(path.join(home, "agent-run", name as string), "utf8"));
+    expect(
+      Object.keys(cache.entries).some((key) => key.endsWith("\u0000anthropic\u0000claude-sonnet-5-5")),
+    ).toBe(true);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+});
