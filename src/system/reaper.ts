@@ -55,9 +55,12 @@ printf '%s' "$dirs" | while IFS= read -r d; do [ -n "$d" ] && rm -rf -- "$d"; do
 let reaper: ChildProcess | undefined;
 let started = false;
 const token = `${process.pid}-${randomBytes(8).toString("hex")}`;
+/** Whether any child got the marker: until one has, no process can carry it. */
+let markerGiven = false;
 
 /** `AGENTRUN_OWNER=<token>` for a child's environment: the reaper kills what carries it. */
 export function ownerMarkerEnv(): Record<string, string> {
+  markerGiven = true;
   return { [OWNER_MARKER_VAR]: token };
 }
 
@@ -128,6 +131,8 @@ export function watchCgroup(dir: string): void {
  * Reads /proc: elsewhere it finds nothing. Never rejects.
  */
 export async function killMarkedProcesses(spare: ReadonlySet<number>): Promise<number[]> {
+  // Nothing to look for (a sandboxed run's commands start in the sandbox session): no scan of /proc.
+  if (!markerGiven) return [];
   const marker = Buffer.from(`${OWNER_MARKER_VAR}=${token}\0`);
   const entries = await readdir("/proc").catch(() => [] as string[]);
   const pids = entries.map(Number).filter((pid) => Number.isInteger(pid) && pid > 0 && pid !== process.pid);
