@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from "vitest";
+import catalogVersion from "../src/providers/catalog-version.json" with { type: "json" };
 import { runCli, tempWorkspace } from "./helpers/cli.ts";
 import { writeNoteThenDone } from "./helpers/mock-scripts.ts";
 import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
@@ -32,6 +34,14 @@ const fresh = () => {
   vi.resetModules();
   return import("../src/providers/catalog-source.ts");
 };
+
+test("src/providers/catalog-version.json names the installed catalog (the cache's name holds it)", async () => {
+  // The package's exports hide its package.json: found above its main entry.
+  const main = createRequire(import.meta.url).resolve("@pydantic/genai-prices");
+  const dir = main.slice(0, main.lastIndexOf(`${path.sep}dist${path.sep}`));
+  const installed = JSON.parse(await readFile(path.join(dir, "package.json"), "utf8")).version;
+  expect(catalogVersion.version, "update src/providers/catalog-version.json").toBe(installed);
+});
 
 test("the first load writes the answers; a later process answers from them without the catalog", async () => {
   const first = await fresh();

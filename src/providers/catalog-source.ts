@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
-import catalogPackage from "../../node_modules/@pydantic/genai-prices/package.json" with { type: "json" };
 import type { ModelPricing } from "../core/types.ts";
+import catalogPackage from "./catalog-version.json" with { type: "json" };
 
 /**
  * The maintained model catalog, `@pydantic/genai-prices` (prices and context windows of the
