@@ -18,9 +18,12 @@ export function createProtectedPathCheck(
   patterns: string[] | undefined,
 ): (target: ProtectedPathTarget) => string | undefined {
   if (!patterns || patterns.length === 0) return () => undefined;
-  const matchers = patterns.map((pattern) => ({ pattern, match: picomatch(pattern, { dot: true }) }));
+  // Compiled on the first check, not when the run's tools are built: a run that writes nothing
+  // never needs them, and the first model request does not wait for them.
+  let matchers: Array<{ pattern: string; match: (path: string) => boolean }> | undefined;
   return (target) => {
     const candidates = [target.relative, target.realRelative];
+    matchers ??= patterns.map((pattern) => ({ pattern, match: picomatch(pattern, { dot: true }) }));
     for (const { pattern, match } of matchers) {
       if (candidates.some((path) => match(path) || match(`${path}/`))) return pattern;
     }
