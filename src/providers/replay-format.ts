@@ -4,70 +4,80 @@ import { readInputFile } from "../system/read-input-file.ts";
 import { parseYaml } from "../system/yaml-input.ts";
 import { ProviderConfigError } from "./errors.ts";
 
-const usageSchema = z.strictObject({
-  input: z.number().int().nonnegative().default(0),
-  output: z.number().int().nonnegative().default(0),
-  cache_read: z.number().int().nonnegative().default(0),
-  cache_write: z.number().int().nonnegative().default(0),
-});
-
-const toolCallSchema = z
-  .strictObject({
-    id: z.string().min(1).optional(),
-    name: z.string().min(1),
-    arguments: z.record(z.string(), z.unknown()).optional(),
-    /** Raw argument text, sent as the model would; invalid JSON replays a malformed call. */
-    arguments_raw: z.string().optional(),
-  })
-  .refine((call) => !(call.arguments && call.arguments_raw !== undefined), {
-    message: "give either arguments or arguments_raw, not both",
+/**
+ * The replay file's schemas, built on the first replay: zod builds them eagerly, which every run
+ * would otherwise pay at start-up.
+ */
+function buildReplaySchemas() {
+  const usageSchema = z.strictObject({
+    input: z.number().int().nonnegative().default(0),
+    output: z.number().int().nonnegative().default(0),
+    cache_read: z.number().int().nonnegative().default(0),
+    cache_write: z.number().int().nonnegative().default(0),
   });
 
-const errorSchema = z.strictObject({
-  kind: z
-    .enum([
-      "auth",
-      "spend",
-      "transient",
-      "bad_request",
-      "context_length",
-      "timeout",
-      "connection",
-      "config",
-      "unknown",
-    ])
-    .default("transient"),
-  status: z.number().int().optional(),
-  /** The provider's own error type or code ("overloaded_error", "context_length_exceeded"). */
-  code: z.string().optional(),
-  message: z.string(),
-});
+  const toolCallSchema = z
+    .strictObject({
+      id: z.string().min(1).optional(),
+      name: z.string().min(1),
+      arguments: z.record(z.string(), z.unknown()).optional(),
+      /** Raw argument text, sent as the model would; invalid JSON replays a malformed call. */
+      arguments_raw: z.string().optional(),
+    })
+    .refine((call) => !(call.arguments && call.arguments_raw !== undefined), {
+      message: "give either arguments or arguments_raw, not both",
+    });
 
-const turnSchema = z.strictObject({
-  /** "provider:id" that produced this turn, when it differs from the file's model. */
-  model: z.string().optional(),
-  thinking: z.string().optional(),
-  thinking_signature: z.string().optional(),
-  text: z.string().optional(),
-  tool_calls: z.array(toolCallSchema).optional(),
-  usage: usageSchema.optional(),
-  /** Total cost in USD; overrides pricing the usage. */
-  cost: z.number().nonnegative().optional(),
-  stop: z.enum(["stop", "length", "tool_use"]).optional(),
-  /** The turn fails like a provider error (the run ends with exit code 4). */
-  error: z.union([z.string(), errorSchema]).optional(),
-});
+  const errorSchema = z.strictObject({
+    kind: z
+      .enum([
+        "auth",
+        "spend",
+        "transient",
+        "bad_request",
+        "context_length",
+        "timeout",
+        "connection",
+        "config",
+        "unknown",
+      ])
+      .default("transient"),
+    status: z.number().int().optional(),
+    /** The provider's own error type or code ("overloaded_error", "context_length_exceeded"). */
+    code: z.string().optional(),
+    message: z.string(),
+  });
 
-const sessionSchema = z.strictObject({
-  /** "provider:id" the session was recorded with; prices usage. Informative otherwise. */
-  model: z.string().optional(),
-  /** Written by the recorder: the calls are what a model sent, replayed unchecked. */
-  recorded: z.boolean().optional(),
-  turns: z.array(turnSchema),
-});
+  const turnSchema = z.strictObject({
+    /** "provider:id" that produced this turn, when it differs from the file's model. */
+    model: z.string().optional(),
+    thinking: z.string().optional(),
+    thinking_signature: z.string().optional(),
+    text: z.string().optional(),
+    tool_calls: z.array(toolCallSchema).optional(),
+    usage: usageSchema.optional(),
+    /** Total cost in USD; overrides pricing the usage. */
+    cost: z.number().nonnegative().optional(),
+    stop: z.enum(["stop", "length", "tool_use"]).optional(),
+    /** The turn fails like a provider error (the run ends with exit code 4). */
+    error: z.union([z.string(), errorSchema]).optional(),
+  });
 
-export type ReplayTurn = z.infer<typeof turnSchema>;
-export type ReplayToolCall = z.infer<typeof toolCallSchema>;
+  const sessionSchema = z.strictObject({
+    /** "provider:id" the session was recorded with; prices usage. Informative otherwise. */
+    model: z.string().optional(),
+    /** Written by the recorder: the calls are what a model sent, replayed unchecked. */
+    recorded: z.boolean().optional(),
+    turns: z.array(turnSchema),
+  });
+  return { session: sessionSchema, turn: turnSchema, toolCall: toolCallSchema };
+}
+
+type ReplaySchemas = ReturnType<typeof buildReplaySchemas>;
+let schemas: ReplaySchemas | undefined;
+
+export type ReplayTurn = z.infer<ReplaySchemas["turn"]>;
+export type ReplayToolCall = z.infer<ReplaySchemas["toolCall"]>;
 
 /** A scripted or recorded session: one entry per assistant turn, played in order. */
 export interface ReplaySession {
@@ -136,7 +146,8 @@ export function parseReplay(text: string, file = "<replay>"): ReplaySession {
     const pos = lineCounter.linePos(node?.range?.[0] ?? 0);
     return { line: pos.line, column: pos.col };
   };
-  const parsed = sessionSchema.safeParse(value);
+  schemas ??= buildReplaySchemas();
+  const parsed = schemas.session.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.flatMap((issue): ReplayProblem[] => {
       const path = issue.path.length > 0 ? issue.path.join(".") : "(root)";

@@ -107,6 +107,7 @@ export async function readTranscript(dir: string): Promise<TranscriptFile> {
   } catch (error) {
     throw new Error(`${file} is not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
+  transcriptSchema ??= buildTranscriptSchema();
   const parsed = transcriptSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -172,83 +173,91 @@ function redactMessage(message: AgentMessage, redactor: Pick<Redactor, "redactDe
   };
 }
 
-const text = z.looseObject({ type: z.literal("text"), text: z.string() });
-const image = z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
-const thinking = z.looseObject({
-  type: z.literal("thinking"),
-  thinking: z.string(),
-  signature: z.string().optional(),
-  redacted: z.boolean().optional(),
-});
-const toolCall = z.looseObject({
-  type: z.literal("toolCall"),
-  id: z.string(),
-  name: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-});
-const cost = z.looseObject({
-  input: z.number(),
-  output: z.number(),
-  cacheRead: z.number(),
-  cacheWrite: z.number(),
-  total: z.number(),
-});
-const usage = z.looseObject({
-  input: z.number(),
-  output: z.number(),
-  cacheRead: z.number(),
-  cacheWrite: z.number(),
-  totalTokens: z.number(),
-  cost,
-  costUnknown: z.boolean().optional(),
-});
-const message = z.discriminatedUnion("role", [
-  z.looseObject({
-    role: z.literal("user"),
-    content: z.union([z.string(), z.array(z.union([text, image]))]),
-    timestamp: z.number(),
-  }),
-  z.looseObject({
-    role: z.literal("assistant"),
-    content: z.array(z.union([text, thinking, toolCall])),
-    provider: z.string(),
-    model: z.string(),
-    usage,
-    stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]),
-    timestamp: z.number(),
-  }),
-  z.looseObject({
-    role: z.literal("toolResult"),
-    toolCallId: z.string(),
-    toolName: z.string(),
-    content: z.array(z.union([text, image])),
-    isError: z.boolean(),
-    timestamp: z.number(),
-  }),
-]);
-const stats = z.looseObject({
-  calls: z.number(),
-  errors: z.number(),
-  blocked: z.number(),
-  durationMs: z.number(),
-});
-const transcriptSchema = z.looseObject({
-  format: z.literal(FORMAT),
-  version: z.literal(VERSION),
-  run_id: z.string(),
-  resumed_from: z.string().optional(),
-  task: z.string(),
-  model: z.string(),
-  started_at: z.string(),
-  conclusion: z.enum(["success", "failure", "limit", "error", "interrupted"]),
-  reason: z.string().optional(),
-  patch_had_secret: z.boolean(),
-  redacted: z.boolean(),
-  totals: z.looseObject({
-    turns: z.number(),
+/**
+ * The schema a transcript is checked against, built on the first resume: zod builds its ~50
+ * parts eagerly, which every run would otherwise pay at start-up for a file it never reads.
+ */
+function buildTranscriptSchema() {
+  const text = z.looseObject({ type: z.literal("text"), text: z.string() });
+  const image = z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() });
+  const thinking = z.looseObject({
+    type: z.literal("thinking"),
+    thinking: z.string(),
+    signature: z.string().optional(),
+    redacted: z.boolean().optional(),
+  });
+  const toolCall = z.looseObject({
+    type: z.literal("toolCall"),
+    id: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  });
+  const cost = z.looseObject({
+    input: z.number(),
+    output: z.number(),
+    cacheRead: z.number(),
+    cacheWrite: z.number(),
+    total: z.number(),
+  });
+  const usage = z.looseObject({
+    input: z.number(),
+    output: z.number(),
+    cacheRead: z.number(),
+    cacheWrite: z.number(),
+    totalTokens: z.number(),
+    cost,
+    costUnknown: z.boolean().optional(),
+  });
+  const message = z.discriminatedUnion("role", [
+    z.looseObject({
+      role: z.literal("user"),
+      content: z.union([z.string(), z.array(z.union([text, image]))]),
+      timestamp: z.number(),
+    }),
+    z.looseObject({
+      role: z.literal("assistant"),
+      content: z.array(z.union([text, thinking, toolCall])),
+      provider: z.string(),
+      model: z.string(),
+      usage,
+      stopReason: z.enum(["stop", "length", "toolUse", "error", "aborted"]),
+      timestamp: z.number(),
+    }),
+    z.looseObject({
+      role: z.literal("toolResult"),
+      toolCallId: z.string(),
+      toolName: z.string(),
+      content: z.array(z.union([text, image])),
+      isError: z.boolean(),
+      timestamp: z.number(),
+    }),
+  ]);
+  const stats = z.looseObject({
+    calls: z.number(),
+    errors: z.number(),
+    blocked: z.number(),
     durationMs: z.number(),
-    usage,
-    toolCalls: z.record(z.string(), stats),
-  }),
-  messages: z.array(message).min(1),
-});
+  });
+  return z.looseObject({
+    format: z.literal(FORMAT),
+    version: z.literal(VERSION),
+    run_id: z.string(),
+    resumed_from: z.string().optional(),
+    task: z.string(),
+    model: z.string(),
+    started_at: z.string(),
+    conclusion: z.enum(["success", "failure", "limit", "error", "interrupted"]),
+    reason: z.string().optional(),
+    patch_had_secret: z.boolean(),
+    redacted: z.boolean(),
+    totals: z.looseObject({
+      turns: z.number(),
+      durationMs: z.number(),
+      usage,
+      toolCalls: z.record(z.string(), stats),
+    }),
+    messages: z.array(message).min(1),
+  });
+}
+
+let transcriptSchema: ReturnType<typeof buildTranscriptSchema> | undefined;
