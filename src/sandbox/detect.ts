@@ -2,7 +2,6 @@
  * Can bubblewrap start here, with every feature the sandbox uses? Answered once per binary path
  * and cached for the life of the process (a runner's kernel settings do not change mid-run).
  */
-
 import { spawn } from "node:child_process";
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";

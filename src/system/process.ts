@@ -1,5 +1,7 @@
 /**
- * The one way agent-run runs a child process (bash tool, hooks, git): a thin wrapper over execa.
+ * How agent-run runs the commands of a task (the bash tool outside the sandbox session, command
+ * hooks): a thin wrapper over execa. git and the bubblewrap probe spawn their short, plain
+ * processes themselves.
  *
  * Guarantees: never rejects for a process failure (spawn errors, non-zero exits, signals, timeouts
  * and aborts all come back as a `ProcessResult`); the child runs in its own process group and on
