@@ -127,3 +127,21 @@ test("github: the same lines, none of them a workflow command", () => {
   expect(text).toContain("      oldText was not found in src/a.ts; nearest candidates: line 17\n");
   expect(text).toContain("  ✓ before_stop npm run lint (1.2 s) pass\n");
 });
+
+test("the last line counts in words a person would write: 1 turn, 1 file changed", () => {
+  const lines: string[] = [];
+  const renderer = createTextRenderer({ write: (chunk) => lines.push(chunk), mode: "plain", color: false });
+  const end = (turns: number, filesChanged: number): CompactRunEvent => ({
+    type: "run_end",
+    conclusion: "success",
+    exitCode: 0,
+    turns,
+    durationMs: 1200,
+    costUsd: null,
+    filesChanged,
+  });
+  renderer(end(1, 1));
+  renderer(end(2, 0));
+  expect(lines.join("")).toContain("success · 1 turn · 1.2 s · cost unknown · 1 file changed");
+  expect(lines.join("")).toContain("success · 2 turns · 1.2 s · cost unknown · 0 files changed");
+});

@@ -243,7 +243,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Compac
         const status =
           event.conclusion === "success" ? paint("green", event.conclusion) : paint("red", event.conclusion);
         out(
-          `${status} · ${event.turns} turns · ${formatDuration(event.durationMs)} · ${cost} · ${event.filesChanged} files changed${event.reason ? ` · ${shortArgs("", event.reason, 200)}` : ""}`,
+          `${status} · ${counted(event.turns, "turn")} · ${formatDuration(event.durationMs)} · ${cost} · ${counted(event.filesChanged, "file")} changed${event.reason ? ` · ${shortArgs("", event.reason, 200)}` : ""}`,
         );
         break;
       }
@@ -260,4 +260,9 @@ function nextTurnText(event: { model?: string; thinking?: string; reason?: strin
     .join(", ");
   if (!changed) return event.reason ?? "";
   return event.reason ? `${changed} (${event.reason})` : changed;
+}
+
+/** "1 turn", "2 turns". */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
