@@ -1,1 +1,0 @@
-export{t as createGithubRenderer}from"./github-BdBn6mFN.js";

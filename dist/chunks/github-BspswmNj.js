@@ -1,0 +1,1 @@
+export{t as createGithubRenderer}from"./github-s0m6g2p_.js";
