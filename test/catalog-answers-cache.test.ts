@@ -115,3 +115,33 @@ test("through the bundled CLI: two runs price alike, the second from the cache",
     await rm(home, { recursive: true, force: true });
   }
 });
+
+test("a run with a cost limit prices from the catalog itself, whatever the cache says", async () => {
+  const home = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-limit-"));
+  try {
+    const day = new Date().toISOString().slice(0, 10);
+    const free = { id: "claude-sonnet-5", pricing: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
+    await (await import("node:fs/promises")).mkdir(path.join(home, "agent-run"), { recursive: true });
+    // Without the limit this cache would price the run at 0 (it is read: see the test above).
+    await writeFile(
+      path.join(home, "agent-run", `catalog-answers-${catalogVersion.version}.json`),
+      JSON.stringify({
+        entries: { [`${day}\u0000anthropic\u0000claude-sonnet-5-5`]: free },
+        ids: { [`${day}\u0000anthropic`]: ["claude-sonnet-5"] },
+      }),
+    );
+    const dir = await tempWorkspace({
+      "task.yml":
+        "model: anthropic:claude-sonnet-5-5\nprompt: write note.txt\ntools: [write]\nlimits: { max_cost_usd: 5 }\n",
+    });
+    const result = await runCli([path.join(dir, "task.yml")], {
+      env: { XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: mock.url },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
+    expect(usage.cost_usd).toBeCloseTo((2100 * 2 + 60 * 10) / 1e6, 12);
+    await rm(dir, { recursive: true, force: true });
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+});
