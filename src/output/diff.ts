@@ -36,6 +36,11 @@ export interface ComputedPatch {
 
 let counter = 0;
 
+/** The patch of a tree to itself: no file, nothing changed. */
+export function emptyPatch(tree: string): ComputedPatch {
+  return { from: tree, to: tree, file: "", bytes: 0, files: [], sections: [] };
+}
+
 /**
  * Writes the patch from the snapshot's start tree to `to` (a tree of `updateTree`): new, deleted,
  * renamed (`-M`), mode-changed and binary files (`--binary`), restricted to the workspace and minus
@@ -47,7 +52,7 @@ export async function computePatch(
   options: { signal?: AbortSignal } = {},
 ): Promise<ComputedPatch> {
   const from = snapshot.tree;
-  if (to === from) return { from, to, file: "", bytes: 0, files: [], sections: [] };
+  if (to === from) return emptyPatch(from);
   const gitOptions = { cwd: snapshot.workTree, env: snapshot.env, ...options };
   const common = ["-M", "--no-color", "--no-ext-diff", "--no-textconv"];
   if (snapshot.prefix !== "") common.push(`--relative=${snapshot.prefix}`);

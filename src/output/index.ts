@@ -8,6 +8,7 @@ export {
   DEFLATE_PATCH_MAX_BYTES,
   diffWorkspace,
   discardPatch,
+  emptyPatch,
   parseRaw,
 } from "./diff.ts";
 export { DIFFSTAT_BAR_WIDTH, formatDiffstat } from "./diffstat.ts";

@@ -3,7 +3,13 @@
  * when there is no time left for that one.
  */
 import { errorText } from "../core/errors.ts";
-import { type ComputedPatch, computePatch, noteSubmoduleChanges, updateTree } from "../output/index.ts";
+import {
+  type ComputedPatch,
+  computePatch,
+  emptyPatch,
+  noteSubmoduleChanges,
+  updateTree,
+} from "../output/index.ts";
 import type { RunContext } from "./run-context.ts";
 
 /** The patch the outputs are written from, and what it holds. */
@@ -22,13 +28,7 @@ export type PatchState =
  */
 export async function endPatch(ctx: RunContext): Promise<PatchState> {
   const { snapshot, checkpoints } = ctx;
-  if (ctx.unchanged) {
-    const tree = snapshot?.tree ?? "";
-    return {
-      status: "complete",
-      patch: { from: tree, to: tree, file: "", bytes: 0, files: [], sections: [] },
-    };
-  }
+  if (ctx.unchanged) return { status: "complete", patch: emptyPatch(snapshot?.tree ?? "") };
   if (!snapshot) return failed(ctx, "the workspace snapshot was never taken");
   try {
     await checkpoints?.hold();
