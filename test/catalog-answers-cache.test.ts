@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -51,7 +51,7 @@ test("the first load writes the answers; a later process answers from them witho
   expect(expected?.pricing).toMatchObject({ input: 2, output: 10 });
   const ids = first.catalogIds("anthropic");
 
-  const [file] = (await import("node:fs")).readdirSync(path.join(cacheHome, "agent-run"));
+  const [file] = await readdir(path.join(cacheHome, "agent-run"));
   expect(file).toMatch(/^catalog-answers-\d+\.\d+\.\d+\.json$/);
 
   const later = await fresh();
@@ -71,7 +71,7 @@ test("the first load writes the answers; a later process answers from them witho
 
 test("a broken cache is ignored and written anew", async () => {
   const dir = path.join(cacheHome, "agent-run");
-  const [name] = (await import("node:fs")).readdirSync(dir);
+  const [name] = await readdir(dir);
   const file = path.join(dir, name as string);
   for (const broken of ["not json", '{"entries":{"x":{"id":1}},"ids":{}}', "null"]) {
     await writeFile(file, broken);
@@ -106,7 +106,7 @@ test("through the bundled CLI: two runs price alike, the second from the cache",
     }
     expect(costs[0]).toBeCloseTo((2100 * 2 + 60 * 10) / 1e6, 12);
     expect(costs[1]).toBe(costs[0]);
-    const [name] = (await import("node:fs")).readdirSync(path.join(home, "agent-run"));
+    const [name] = await readdir(path.join(home, "agent-run"));
     const cache = JSON.parse(await readFile(path.join(home, "agent-run", name as string), "utf8"));
     expect(
       Object.keys(cache.entries).some((key) => key.endsWith("\u0000anthropic\u0000claude-sonnet-5-5")),
@@ -121,7 +121,7 @@ test("a run with a cost limit prices from the catalog itself, whatever the cache
   try {
     const day = new Date().toISOString().slice(0, 10);
     const free = { id: "claude-sonnet-5", pricing: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } };
-    await (await import("node:fs/promises")).mkdir(path.join(home, "agent-run"), { recursive: true });
+    await mkdir(path.join(home, "agent-run"), { recursive: true });
     // Without the limit this cache would price the run at 0 (it is read: see the test above).
     await writeFile(
       path.join(home, "agent-run", `catalog-answers-${catalogVersion.version}.json`),

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 import type { ModelPricing } from "../core/types.ts";
 import catalogPackage from "./catalog-version.json" with { type: "json" };
 
@@ -56,7 +57,8 @@ export async function loadCatalogFor(models: Array<{ provider: string; id: strin
   await cacheRead;
   if (known()) return;
   await loadCatalog();
-  if (catalog) await saveAnswers(models, day);
+  // The provider asks twice per response: the first to get here writes the answers.
+  if (catalog && !known()) await saveAnswers(models, day);
 }
 
 function cacheFile(): string | undefined {
@@ -79,10 +81,10 @@ async function readAnswers(): Promise<void> {
   const file = cacheFile();
   if (!file) return;
   try {
-    const parsed: unknown = JSON.parse(await readFile(file, "utf8"));
-    if (!isAnswersFile(parsed)) return;
-    for (const [key, entry] of Object.entries(parsed.entries)) answers.set(key, entry);
-    for (const [key, ids] of Object.entries(parsed.ids)) answeredIds.set(key, ids);
+    const parsed = answersFileSchema().safeParse(JSON.parse(await readFile(file, "utf8")));
+    if (!parsed.success) return;
+    for (const [key, entry] of Object.entries(parsed.data.entries)) answers.set(key, entry);
+    for (const [key, ids] of Object.entries(parsed.data.ids)) answeredIds.set(key, ids);
   } catch {
     // No cache yet, or not one of ours: the catalog is loaded instead.
   }
@@ -112,32 +114,17 @@ async function saveAnswers(models: Array<{ provider: string; id: string }>, day:
   }
 }
 
-function isAnswersFile(value: unknown): value is AnswersFile {
-  if (typeof value !== "object" || value === null) return false;
-  const { entries, ids } = value as Record<string, unknown>;
-  if (typeof entries !== "object" || entries === null || typeof ids !== "object" || ids === null)
-    return false;
-  const isEntry = (entry: unknown) => {
-    if (entry === null) return true;
-    if (typeof entry !== "object") return false;
-    const { id, pricing, contextWindow } = entry as Record<string, unknown>;
-    const pricingOk =
-      pricing === undefined ||
-      (typeof pricing === "object" &&
-        pricing !== null &&
-        ["input", "output", "cacheRead", "cacheWrite"].every(
-          (rate) => typeof (pricing as Record<string, unknown>)[rate] === "number",
-        ));
-    return (
-      typeof id === "string" &&
-      pricingOk &&
-      (contextWindow === undefined || typeof contextWindow === "number")
-    );
-  };
-  return (
-    Object.values(entries).every(isEntry) &&
-    Object.values(ids).every((list) => Array.isArray(list) && list.every((id) => typeof id === "string"))
-  );
+/** The cache file's shape, built on the first read (zod builds eagerly). */
+function answersFileSchema() {
+  const rate = z.number();
+  const entry = z
+    .object({
+      id: z.string(),
+      pricing: z.object({ input: rate, output: rate, cacheRead: rate, cacheWrite: rate }).optional(),
+      contextWindow: z.number().optional(),
+    })
+    .nullable();
+  return z.object({ entries: z.record(z.string(), entry), ids: z.record(z.string(), z.array(z.string())) });
 }
 
 /** Loads the catalog once; later calls return the same promise. Never rejects. */
