@@ -87,14 +87,14 @@ export interface SnapshotOptions {
 /**
  * Snapshots the workspace at `root`. Throws (with git's message) when git is missing or the
  * workspace cannot be read; the temp directory is removed in that case. The first call of a process
- * also removes the temp dirs of earlier runs whose process is gone.
+ * also starts removing the temp dirs of earlier runs whose process is gone (in the background).
  */
 export async function snapshotWorkspace(
   root: string,
   options: SnapshotOptions = {},
 ): Promise<WorkspaceSnapshot> {
   const { signal } = options;
-  await removeStaleRunTempDirs();
+  removeStaleRunTempDirs();
   const realRoot = await fs.realpath(root);
   const tempDir = await makeRunTempDir("snapshot");
   try {

@@ -7,7 +7,7 @@ import { rmSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { removeInBackground, watchTempPath } from "./reaper.ts";
+import { removeInBackground, sweepInBackground, watchTempPath } from "./reaper.ts";
 
 const NAME = /^agent-run-pid(\d+)-[a-z-]+-[A-Za-z0-9]{6}$/;
 
@@ -39,30 +39,28 @@ export async function removeRunTempDir(dir: string, options: { background?: bool
   await fs.rm(dir, { recursive: true, force: true }).catch(() => {});
 }
 
-let sweep: Promise<string[]> | undefined;
+let swept = false;
 
 /**
- * Removes the temp dirs of earlier runs whose process is gone; once per process (later calls share
- * the first sweep). Returns the dirs removed. A dir whose PID is alive, even in another process
- * that reused the PID, is left alone. Never rejects.
+ * Starts removing the temp dirs of earlier runs whose process is gone; once per process, never
+ * waited for: the reaper does it in its own process (a self-hosted runner's temp folder may hold
+ * tens of thousands of entries), or, without one, this process in the background. A dir whose PID
+ * is alive, even in another process that reused the PID, is left alone.
  */
-export function removeStaleRunTempDirs(): Promise<string[]> {
-  sweep ??= (async () => {
-    const tmp = os.tmpdir();
-    const names = await fs.readdir(tmp).catch(() => [] as string[]);
-    const removed: string[] = [];
-    for (const name of names) {
-      const pid = Number(NAME.exec(name)?.[1]);
-      if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
-      const dir = path.join(tmp, name);
-      await fs.rm(dir, { recursive: true, force: true }).then(
-        () => removed.push(dir),
-        () => {},
-      );
-    }
-    return removed;
-  })();
-  return sweep;
+export function removeStaleRunTempDirs(): void {
+  if (swept) return;
+  swept = true;
+  const tmp = os.tmpdir();
+  if (!sweepInBackground(tmp)) void sweepHere(tmp);
+}
+
+async function sweepHere(tmp: string): Promise<void> {
+  const names = await fs.readdir(tmp).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(NAME.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+    await fs.rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 /** Whether a process with this PID exists (a zombie counts; so does another user's). */
