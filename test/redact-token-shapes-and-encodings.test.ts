@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
+import { hasWrappedBase64Line } from "../src/output/token-shapes.ts";
 
 // Built at run time so no token-shaped literal sits in the repository.
 const body36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
@@ -100,5 +101,66 @@ describe("a known secret inside the base64 of a longer text", () => {
     expect(redactor.redact(`a ${SECRET} b`)).toBe("a *** b");
     expect(redactor.redact(JSON.stringify({ v: SECRET }))).toBe('{"v":"***"}');
     expect(redactor.redact(`?v=${encodeURIComponent(SECRET)}`)).toBe("?v=***");
+  });
+});
+
+describe("the look for a line of wrapped base64", () => {
+  // What it answers, by its definition: a line (up to a line break, less a CR before it) of
+  // exactly 64 or 76 characters, all base64's.
+  const byDefinition = (text: string) =>
+    text
+      .split("\n")
+      .slice(0, -1)
+      .some((line) => /^(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{76})\r?$/.test(line));
+
+  test("answers as the definition on chosen edges", () => {
+    const b = (n: number) => "Ab0+/".repeat(20).slice(0, n);
+    const cases = [
+      `${b(64)}\n`,
+      `${b(76)}\r\n`,
+      `x\n${b(64)}\nmore`,
+      `${b(63)}\n`,
+      `${b(65)}\n`,
+      `${b(75)}\n`,
+      `${b(77)}\n`,
+      `${b(64)}`,
+      `${b(64)}\r`,
+      `${b(64)}\r\r\n`,
+      `-${b(64)}\n`,
+      `${b(64)}-\n`,
+      `\r${b(64)}\n`,
+      `${b(40)}\n${b(64)}\n`,
+      `${b(200)}\n${b(64)}\n`,
+      `${"1\n".repeat(40)}${b(76)}\n`,
+      "",
+    ];
+    for (const text of cases)
+      expect(hasWrappedBase64Line(text), JSON.stringify(text)).toBe(byDefinition(text));
+  });
+
+  test("answers as the definition on random texts", () => {
+    // A fixed-seed generator (mulberry32), so a failure can be replayed.
+    let seed = 0x5eed;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const rare = "Zz9+/\n\r-=_ ";
+    for (let n = 0; n < 5000; n++) {
+      const lines: string[] = [];
+      for (let count = Math.floor(random() * 6); count >= 0; count--) {
+        // Mostly lengths near 64 and 76, where the answer turns.
+        const near = [63, 64, 65, 75, 76, 77][Math.floor(random() * 6)] ?? 64;
+        const length = random() < 0.7 ? near : Math.floor(random() * 160);
+        let line = "";
+        for (let i = 0; i < length; i++)
+          line += random() < 0.97 ? "A" : (rare[Math.floor(random() * rare.length)] ?? "A");
+        lines.push(line);
+      }
+      const text = lines.join(random() < 0.5 ? "\n" : "\r\n");
+      expect(hasWrappedBase64Line(text), JSON.stringify(text)).toBe(byDefinition(text));
+    }
   });
 });

@@ -112,8 +112,6 @@ function mayHoldBase64Token(text: string, wrapped: boolean | undefined): boolean
   return (wrapped ?? hasWrappedBase64Line(text)) && SIGNATURES.test(text.replace(/\r?\n/g, ""));
 }
 
-const WRAPPED_LINE = /[A-Za-z0-9+/]{64}(?:[A-Za-z0-9+/]{12})?\r?\n/y;
-
 /**
  * `text` with each block of wrapped base64 (see WRAPPED_BASE64) replaced by `***` when `holds`
  * says its characters, line breaks removed, hold a secret: what a line break hides from a
@@ -135,14 +133,42 @@ export function redactWrappedBase64(
  * only a check): for a big command output the look at every line is most of the redaction.
  */
 export function hasWrappedBase64Line(text: string): boolean {
-  let start = 0;
-  for (let end = text.indexOf("\n"); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
-    const length = end - start - (text[end - 1] === "\r" ? 1 : 0);
-    if (length !== 64 && length !== 76) continue;
-    WRAPPED_LINE.lastIndex = start;
-    if (WRAPPED_LINE.test(text)) return true;
+  // Such a line is a run of 64 or more base64 characters, so the look skips: when the character
+  // 63 places past the earliest start a run may still have is none, no run starting up to it is
+  // long enough; otherwise the run around it is measured and the look goes on past its end. A big
+  // command output's short lines cost a few characters per 64 instead of a search per line.
+  let probe = 63;
+  while (probe < text.length) {
+    if (!isBase64Char(text.charCodeAt(probe))) {
+      probe += 64;
+      continue;
+    }
+    let start = probe;
+    while (start > 0 && isBase64Char(text.charCodeAt(start - 1))) start--;
+    let end = probe + 1;
+    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
+    const length = end - start;
+    if (
+      (length === 64 || length === 76) &&
+      (start === 0 || text.charCodeAt(start - 1) === 10) &&
+      (text.charCodeAt(end) === 10 || (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10))
+    ) {
+      return true;
+    }
+    probe = end + 64;
   }
   return false;
+}
+
+/** A-Z, a-z, 0-9, + and /: the characters of wrapped base64's lines. */
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47
+  );
 }
 
 /**
