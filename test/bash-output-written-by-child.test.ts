@@ -7,6 +7,7 @@ import { describe, expect, test } from "vitest";
 import { detectSandbox } from "../src/sandbox/detect.ts";
 import { sandboxEnv } from "../src/sandbox/env-allowlist.ts";
 import { prepareSandbox } from "../src/sandbox/prepare.ts";
+import { countNewlines } from "../src/tools/bash-output-file.ts";
 import { createBashTool } from "../src/tools/index.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { makeWorkspace, run, textOf } from "./tools-support.ts";
@@ -115,4 +116,22 @@ console.log(JSON.stringify({ idle, peak: hwm(), totalBytes: result.details.total
       }
     },
   );
+});
+
+test("line feeds are counted at any offset and length, and only line feeds", () => {
+  // Bytes one bit from a line feed (0x0b, 0x08, 0x8a, 0x2a), zero, and 0xff around real ones.
+  const alphabet = [10, 10, 0x0b, 0x08, 0x8a, 0x2a, 0x00, 0xff, 0x61];
+  const backing = new Uint8Array(64);
+  let seed = 7;
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  for (let n = 0; n < 3000; n++) {
+    for (let i = 0; i < backing.length; i++) backing[i] = alphabet[Math.floor(random() * alphabet.length)]!;
+    const offset = Math.floor(random() * 8);
+    const bytes = backing.subarray(offset, offset + Math.floor(random() * (backing.length - offset + 1)));
+    const expected = bytes.reduce((count, byte) => count + (byte === 10 ? 1 : 0), 0);
+    expect(countNewlines(bytes)).toBe(expected);
+  }
 });
