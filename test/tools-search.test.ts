@@ -115,6 +115,21 @@ describe("ls", () => {
     expect(textOf(await run(createLsTool(root), { path: "src" }))).toBe("a.ts\nb.test.ts\nnested/");
   });
 
+  test("sorts case-insensitively by code point, then by case", async () => {
+    const root = await makeWorkspace({
+      "b.txt": "",
+      "A.md": "",
+      a_b: "",
+      "a-b": "",
+      apple: "",
+      "Zed/x": "",
+      "B.txt": "",
+    });
+    expect(textOf(await run(createLsTool(root), {}))).toBe(
+      ["a-b", "A.md", "a_b", "apple", "B.txt", "b.txt", "Zed/"].join("\n"),
+    );
+  });
+
   test("bounds the listing", async () => {
     const root = await project();
     const result = await run(createLsTool(root), { limit: 2 });
