@@ -4,6 +4,7 @@
  * patch does not depend on who runs it or where.
  */
 import { spawn } from "node:child_process";
+import { executablePath } from "../system/which.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
 
 /** Bytes of git stdout/stderr kept in memory. Patches are streamed to a file, so this bounds only listings. */
@@ -129,7 +130,10 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
     };
     let child: ReturnType<typeof spawn>;
     try {
-      const plain = { file: "git", args: argv, cwd: options.cwd, env: isolatedGitEnv(options.env) };
+      const env = isolatedGitEnv(options.env);
+      // Wrapped (in a bwrap), git is looked for inside, where the host's folders may not all be.
+      const file = options.wrap ? "git" : executablePath("git", env);
+      const plain = { file, args: argv, cwd: options.cwd, env };
       const spawned = options.wrap ? options.wrap(plain) : plain;
       child = spawn(spawned.file, spawned.args, {
         cwd: spawned.cwd,

@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
+import { executablePath } from "./which.ts";
 
 /** The environment variable every child of a runner carries (set by runProcess); its value is per runner. */
 export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
@@ -92,10 +93,14 @@ function send(line: string): void {
 function start(): void {
   started = true;
   try {
-    const child = spawn("sh", ["-c", REAPER_SCRIPT, "agent-run-reaper", `${OWNER_MARKER_VAR}=${token}`], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
-    });
+    const child = spawn(
+      executablePath("sh"),
+      ["-c", REAPER_SCRIPT, "agent-run-reaper", `${OWNER_MARKER_VAR}=${token}`],
+      {
+        detached: true,
+        stdio: ["pipe", "ignore", "ignore"],
+      },
+    );
     child.on("error", () => {
       reaper = undefined;
     });

@@ -1,0 +1,64 @@
+/**
+ * The runner's own commands (git, sh) are looked up once, in PATH's absolute folders only
+ * (src/system/which.ts): a relative PATH folder cannot make the runner run a workspace's file as
+ * its git, outside the sandbox.
+ */
+import fs from "node:fs";
+import { chmod, mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { expect, test } from "vitest";
+import { findExecutable } from "../src/system/which.ts";
+import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { tempDir } from "./output-helpers.ts";
+
+async function executable(file: string, mode = 0o755): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, "#!/bin/sh\nexit 0\n");
+  await chmod(file, mode);
+}
+
+test("the first executable file of PATH's absolute folders; relative folders are passed over", async () => {
+  const root = tempDir("agent-run-which-");
+  await executable(path.join(root, "plain", "tool"), 0o644);
+  await mkdir(path.join(root, "folder", "tool"), { recursive: true });
+  await executable(path.join(root, "first", "tool"));
+  await executable(path.join(root, "second", "tool"));
+  const cwd = process.cwd();
+  try {
+    process.chdir(root);
+    await executable(path.join(root, "tool"));
+    const search = [
+      ".",
+      "",
+      "first-relative",
+      `${root}/plain`,
+      `${root}/folder`,
+      `${root}/first/`,
+      `${root}/second`,
+    ];
+    expect(findExecutable("tool", search.join(":"), fs)).toBe(`${root}/first/tool`);
+    expect(findExecutable("tool", [".", `${root}/plain`].join(":"), fs)).toBe("tool");
+  } finally {
+    process.chdir(cwd);
+  }
+  expect(findExecutable("tool", undefined, fs)).toBe("tool");
+  expect(findExecutable("./tool", `${root}/first`, fs)).toBe("./tool");
+  expect(findExecutable("sh", "/nonexistent:/usr/bin:/bin", fs)).toMatch(/^\/(usr\/)?bin\/sh$/);
+});
+
+test("a git in the workspace is not the runner's git, though PATH names the working folder first", async () => {
+  const marker = path.join(tempDir("agent-run-which-marker-"), "ran");
+  const dir = await tempWorkspace({
+    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: say hi\ntools: []\nsandbox: off\n",
+    "s.yml": "turns:\n  - text: hi\n",
+  });
+  await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
+  await chmod(path.join(dir, "git"), 0o755);
+  const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+    cwd: dir,
+    env: { PATH: `.:${process.env.PATH ?? ""}` },
+  });
+  expect(result.stderr).not.toContain("internal error");
+  expect(result.code).toBe(0);
+  expect(fs.existsSync(marker)).toBe(false);
+});
