@@ -6,7 +6,7 @@ import { applyPatch, type Checkpoints, createCheckpoints, unapplyFromSnapshot } 
 import { modelInfo, modelLabel } from "../providers/index.ts";
 import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
-import { createOutputGuard } from "../tools/index.ts";
+import { createOutputGuard, preloadCommandPolicy } from "../tools/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
 import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
@@ -77,13 +77,21 @@ export async function executeRun(ctx: RunContext): Promise<void> {
       if (turnCheckpoints) atTurnEnd(event);
     });
     const { prestart } = ctx.sandbox;
-    if (prestart) {
-      // The sandbox session starts (bwrap and its server, tens of ms) while the model is still
-      // streaming its first tool call, rather than when that call runs. A text-only run starts none.
+    const bash = spec.tools.find((tool) => tool.name === "bash")?.options;
+    if (prestart || bash) {
+      // While the model is still streaming its first tool call, rather than when that call runs,
+      // the sandbox session starts (bwrap and its server, tens of ms) and the bash policy's shell
+      // parser loads (~25 ms), the one in the time the other waits. A text-only run does neither.
       const unsubscribe = agent.subscribe((event) => {
         if (event.type !== "message_update" || event.event.type !== "toolcall_delta") return;
         unsubscribe();
-        prestart();
+        prestart?.();
+        if (bash) {
+          preloadCommandPolicy({
+            ...(bash.allow !== undefined && { allow: bash.allow }),
+            ...(bash.deny !== undefined && { deny: bash.deny }),
+          });
+        }
       });
     }
     if (ctx.resume) await snapshotNeeded.wait();

@@ -73,6 +73,7 @@ export {
   checkCommand,
   globMatch,
   type PolicyContext,
+  preloadCommandPolicy,
 } from "./policy/index.ts";
 export {
   createReadTool,

@@ -1,3 +1,3 @@
 export { globMatch } from "./globs.ts";
-export { checkCommand } from "./judge.ts";
+export { checkCommand, preloadCommandPolicy } from "./judge.ts";
 export type { CommandPolicy, CommandVerdict, PolicyContext } from "./types.ts";
