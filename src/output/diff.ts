@@ -49,11 +49,19 @@ export function emptyPatch(tree: string): ComputedPatch {
 export async function computePatch(
   snapshot: WorkspaceSnapshot,
   to: string,
-  options: { signal?: AbortSignal } = {},
+  options: {
+    signal?: AbortSignal;
+    /** Above this many bytes of new content the patch is stored. Default: DEFLATE_PATCH_MAX_BYTES. */
+    deflateMaxBytes?: number;
+  } = {},
 ): Promise<ComputedPatch> {
   const from = snapshot.tree;
   if (to === from) return emptyPatch(from);
-  const gitOptions = { cwd: snapshot.workTree, env: snapshot.env, ...options };
+  const gitOptions = {
+    cwd: snapshot.workTree,
+    env: snapshot.env,
+    ...(options.signal && { signal: options.signal }),
+  };
   const common = ["-M", "--no-color", "--no-ext-diff", "--no-textconv"];
   if (snapshot.prefix !== "") common.push(`--relative=${snapshot.prefix}`);
   const id = `${process.pid}-${++counter}`;
@@ -66,11 +74,11 @@ export async function computePatch(
     );
     const raw = parseRaw(await fs.readFile(rawFile, "utf8"));
     await fs.rm(rawFile, { force: true });
-    const compression = (await newBytesOver(snapshot, raw.files, DEFLATE_PATCH_MAX_BYTES)) ? "0" : "1";
+    const over = await newBytesOver(snapshot, raw.files, options.deflateMaxBytes ?? DEFLATE_PATCH_MAX_BYTES);
     await gitOrThrow(
       [
         "-c",
-        `core.compression=${compression}`,
+        `core.compression=${over ? "0" : "1"}`,
         "diff",
         "--binary",
         ...common,
