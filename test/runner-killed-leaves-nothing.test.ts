@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { expect, test } from "vitest";
 import { isAlive, runCli, startCli, tempWorkspace, waitGone } from "./helpers/cli.ts";
@@ -120,6 +129,41 @@ test("a run removes the temp dirs of earlier runs whose process is gone, and onl
       return left.length === ours.size && left.every((name) => ours.has(name));
     }),
   ).toBe(true);
+});
+
+test("the temp folder is swept at most once an hour: the marker's time says when", async () => {
+  const tmp = tempDir("agent-run-tmpdir-");
+  const deadPid = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8")) + 1;
+  const stale = path.join(tmp, `agent-run-pid${deadPid}-snapshot-Qq12Rr`);
+  const dir = await tempWorkspace({ "task.yml": TASK("off"), "s.yml": "turns:\n  - text: nothing to do\n" });
+  const run = () =>
+    runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], { env: { TMPDIR: tmp } });
+  expect((await run()).code).toBe(0);
+  const marker = path.join(tmp, "agent-run-swept");
+  expect(existsSync(marker)).toBe(true);
+  // Left by a machine that went down after the sweep: the next run within the hour leaves it.
+  mkdirSync(stale);
+  expect((await run()).code).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(existsSync(stale)).toBe(true);
+  // An hour on, a run sweeps it.
+  const earlier = new Date(Date.now() - 61 * 60 * 1000);
+  utimesSync(marker, earlier, earlier);
+  expect((await run()).code).toBe(0);
+  expect(await goneWithin(5000, () => !existsSync(stale))).toBe(true);
+});
+
+test("a link in the marker's place is not followed", async () => {
+  const tmp = tempDir("agent-run-tmpdir-");
+  const target = path.join(tempDir("agent-run-elsewhere-"), "kept");
+  writeFileSync(target, "someone else's\n");
+  symlinkSync(target, path.join(tmp, "agent-run-swept"));
+  const dir = await tempWorkspace({ "task.yml": TASK("off"), "s.yml": "turns:\n  - text: nothing to do\n" });
+  const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+    env: { TMPDIR: tmp },
+  });
+  expect(result.code).toBe(0);
+  expect(readFileSync(target, "utf8")).toBe("someone else's\n");
 });
 
 /** The v1 pids or v2 folders of cgroups named for `pid` (`agent-run-<pid>-*`), the runner's parent being the root here. */

@@ -3,7 +3,7 @@
  * whose they are can be told later: each is removed when the process exits, by the reaper when it is
  * killed, and, should both fail (the machine went down), by the next run that finds its process gone.
  */
-import { rmSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, rmSync, writeSync } from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -41,16 +41,45 @@ export async function removeRunTempDir(dir: string, options: { background?: bool
 
 let swept = false;
 
+/** A file in the temp folder whose time says when a run last swept it. */
+export const SWEPT_MARKER = "agent-run-swept";
+/** How often the temp folder is swept at most: once an hour. */
+export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
 /**
  * Starts removing the temp dirs of earlier runs whose process is gone; once per process, never
  * waited for: the reaper does it in its own process (a self-hosted runner's temp folder may hold
- * tens of thousands of entries), or, without one, this process in the background. A dir whose PID
- * is alive, even in another process that reused the PID, is left alone.
+ * tens of thousands of entries: 35 ms of the kernel's time to list), or, without one, this process
+ * in the background. At most once an hour per temp folder: such dirs are left only when both a
+ * runner and its reaper died (the machine went down). A dir whose PID is alive, even in another
+ * process that reused the PID, is left alone.
  */
 export function removeStaleRunTempDirs(): void {
   if (swept) return;
   swept = true;
   const tmp = os.tmpdir();
+  const marker = path.join(tmp, SWEPT_MARKER);
+  try {
+    const info = lstatSync(marker);
+    if (info.isFile() && Date.now() - info.mtimeMs < SWEEP_INTERVAL_MS) return;
+  } catch {
+    // Never swept: sweep.
+  }
+  try {
+    // Never through a link: the temp folder is everyone's.
+    const fd = openSync(
+      marker,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW,
+      0o644,
+    );
+    try {
+      writeSync(fd, String(Date.now()));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Another user's marker, or a folder this process cannot write to: swept by every run.
+  }
   if (!sweepInBackground(tmp)) void sweepHere(tmp);
 }
 
