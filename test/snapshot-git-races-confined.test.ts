@@ -122,10 +122,55 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
 describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
   const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: x\ntools: [bash, write]\nsandbox: required\n";
 
-  async function sandboxFor(workspace: string) {
-    const { spec } = parseTask(TASK, path.join(workspace, "task.yml"));
+  async function sandboxFor(workspace: string, task = TASK) {
+    const { spec } = parseTask(task, path.join(workspace, "task.yml"));
     return setupSandbox({ spec, workspace, protectedGlobs: [], env: process.env, trusted: true });
   }
+
+  const command = (snapshot: WorkspaceSnapshot) => ({
+    file: "git",
+    args: ["status"],
+    cwd: snapshot.workTree,
+    env: { PATH: "/usr/bin", SECRET: "s" },
+  });
+
+  /** What bash's tool does before each command: the sandbox wraps it (and knows one may run). */
+  const bashCommandStarts = (sandbox: Awaited<ReturnType<typeof sandboxFor>>, cwd: string) =>
+    sandbox.bashPrepare?.(
+      { command: "true", cwd, env: { PATH: "/usr/bin" } },
+      {
+        toolCallId: "t1",
+        signal: new AbortController().signal,
+        context: { systemPrompt: "", messages: [], tools: [] },
+      },
+    );
+
+  test("runs it as is until a command of the model's has started: nothing could swap a folder yet", async () => {
+    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const snapshot = await snapshotWorkspace(dir);
+    cleanups.push(() => disposeSnapshot(snapshot));
+    const sandbox = await sandboxFor(snapshot.root);
+    cleanups.push(() => sandbox.dispose());
+    const wrap = sandbox.snapshotGit?.(snapshot);
+    if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    expect(wrap(command(snapshot))).toEqual(command(snapshot));
+    await bashCommandStarts(sandbox, dir);
+    expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
+  });
+
+  test("puts it in a bwrap from the start when command hooks or stdio MCP servers may start processes", async () => {
+    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const snapshot = await snapshotWorkspace(dir);
+    cleanups.push(() => disposeSnapshot(snapshot));
+    const hooked = `${TASK}hooks:\n  after_tool_call:\n    - match: { tool: write }\n      run: "true"\n`;
+    const sandbox = await sandboxFor(snapshot.root, hooked);
+    cleanups.push(() => sandbox.dispose());
+    const wrap = sandbox.snapshotGit?.(snapshot);
+    if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
+  });
 
   test("puts it in a bwrap until the sandbox is disposed, then runs it as is", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
@@ -135,13 +180,8 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     const sandbox = await sandboxFor(snapshot.root);
     const wrap = sandbox.snapshotGit?.(snapshot);
     if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
-    const command = {
-      file: "git",
-      args: ["status"],
-      cwd: snapshot.workTree,
-      env: { PATH: "/usr/bin", SECRET: "s" },
-    };
-    const wrapped = wrap(command);
+    await bashCommandStarts(sandbox, dir);
+    const wrapped = wrap(command(snapshot));
     expect(path.basename(wrapped.file)).toBe("bwrap");
     expect(wrapped.args).toContain(snapshot.tempDir);
     expect(wrapped.env).not.toHaveProperty("SECRET");
@@ -153,7 +193,7 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     });
     expect(names.split("\n")).toContain("b.txt");
     await sandbox.dispose();
-    expect(wrap(command)).toEqual(command);
+    expect(wrap(command(snapshot))).toEqual(command(snapshot));
   });
 
   test("is unconfinable when the sandbox hides the repository around a workspace folder", async () => {

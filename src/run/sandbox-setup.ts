@@ -185,7 +185,13 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
       input.onWarning?.(note);
     },
   });
+  // Until a process of the model's may live, nothing can swap a folder for a link under the
+  // snapshot's git: bash's commands start only while no checkpoint walks the workspace (the tools
+  // wait for it), and only bash starts any when there are no command hooks and no stdio MCP
+  // servers. So the checkpoints before the first command need no bwrap (~25 ms each here).
+  let modelProcesses = sandboxNeeds(spec).notOnlyBash;
   const bashPrepare: SandboxedBashPrepare = (execution) => {
+    modelProcesses = true;
     const env = sandboxEnv(execution.env, { home: prepared.policy.home, passThrough });
     const command = prepared.wrapScript(execution.command, execution.cwd, execution.env, passThrough);
     session.remember(command, { script: execution.command, cwd: execution.cwd, env });
@@ -218,7 +224,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     snapshotGit: (places) => {
       const wrap = snapshotGitWrapper(prepared.policy, places);
       if (!wrap) return "unconfinable";
-      return (command) => (released ? command : wrap(command));
+      return (command) => (released || !modelProcesses ? command : wrap(command));
     },
     dispose: async () => {
       await session.dispose();
@@ -231,16 +237,22 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   };
 }
 
-/** What of the spec's would run in the sandbox: commands (bash, stdio MCP servers, command hooks), file tools. */
-function sandboxNeeds(spec: TaskSpec): { runsCommands: boolean; usesFiles: boolean } {
+/**
+ * What of the spec's would run in the sandbox: commands (bash, stdio MCP servers, command hooks),
+ * file tools; and whether anything but bash starts commands.
+ */
+function sandboxNeeds(spec: TaskSpec): { runsCommands: boolean; usesFiles: boolean; notOnlyBash: boolean } {
   const hooks = spec.hooks;
-  const runsCommands =
-    spec.tools.some((tool) => tool.name === "bash") ||
+  const notOnlyBash =
     spec.mcpServers.some((server) => server.transport === "stdio") ||
     [...hooks.beforeToolCall, ...hooks.afterToolCall, ...hooks.beforeStop].some(
       (rule) => rule.run !== undefined,
     );
-  return { runsCommands, usesFiles: spec.tools.some((tool) => FILE_TOOLS.has(tool.name)) };
+  return {
+    runsCommands: notOnlyBash || spec.tools.some((tool) => tool.name === "bash"),
+    usesFiles: spec.tools.some((tool) => FILE_TOOLS.has(tool.name)),
+    notOnlyBash,
+  };
 }
 
 /**
