@@ -84,11 +84,16 @@ test.skipIf(NO_SANDBOX)("SIGKILL of the runner: no sandboxed command is left eit
   });
   const names = ["304", "305", "306"].map((n) => ["sleep", `${n}${marker}`]);
   await until(() => names.every((args) => processesRunning(args).length > 0));
+  // The sandbox's own temp dir (its mask files) is the run's too.
+  const ours = () => readdirSync(tmp).filter((name) => name.startsWith(`agent-run-pid${child.pid}-`));
+  expect(ours().some((name) => name.includes("-sandbox-"))).toBe(true);
   child.kill("SIGKILL");
   await done;
   for (const args of names) {
     expect(await goneWithin(5000, () => processesRunning(args).length === 0)).toBe(true);
   }
+  expect(await goneWithin(5000, () => ours().length === 0)).toBe(true);
+  expect(readdirSync(tmp).filter((name) => name.startsWith("agent-run-sandbox-"))).toEqual([]);
 });
 
 test("a run removes the temp dirs of earlier runs whose process is gone, and only those", async () => {

@@ -4,9 +4,10 @@
  * script or a command inside bubblewrap. Call `dispose` after the run: it removes the temp folder
  * of masks and the empty mount points it had to create.
  */
-import { mkdir, mkdtemp, readdir, realpath, rm, rmdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, realpath, rmdir, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { makeRunTempDir, removeRunTempDir } from "../system/run-temp.ts";
 import {
   bubblewrapCommand,
   isInside,
@@ -75,7 +76,9 @@ export interface PreparedSandbox {
 /** Builds the run's sandbox. Rejects only when its temp folder cannot be written. */
 export async function prepareSandbox(options: PrepareSandboxOptions): Promise<PreparedSandbox> {
   const { workspace, env } = options;
-  const temp = await mkdtemp(path.join(os.tmpdir(), "agent-run-sandbox-"));
+  // A run temp dir: removed by the reaper should the runner be killed outright, by a later run if
+  // both were (the machine went down).
+  const temp = await makeRunTempDir("sandbox");
   const created: string[] = [];
   const readOnly: string[] = [];
   for (const glob of options.protectedGlobs) {
@@ -162,8 +165,10 @@ export async function prepareSandbox(options: PrepareSandboxOptions): Promise<Pr
       };
     },
     dispose: async () => {
-      await rm(temp, { recursive: true, force: true });
+      // The mount points made in the workspace go now, before the patch; the masks in the temp
+      // folder are the reaper's to remove while the run ends.
       for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
+      await removeRunTempDir(temp, { background: true });
     },
   };
 }
