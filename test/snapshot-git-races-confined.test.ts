@@ -145,41 +145,34 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
       },
     );
 
-  test("runs it as is until a command of the model's has started: nothing could swap a folder yet", async () => {
+  /** A git workspace, its snapshot, the run's sandbox for `task` and the snapshot git's wrapper. */
+  async function wrapperFor(task = TASK) {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const snapshot = await snapshotWorkspace(dir);
     cleanups.push(() => disposeSnapshot(snapshot));
-    const sandbox = await sandboxFor(snapshot.root);
+    const sandbox = await sandboxFor(snapshot.root, task);
     cleanups.push(() => sandbox.dispose());
     const wrap = sandbox.snapshotGit?.(snapshot);
     if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    return { dir, snapshot, sandbox, wrap };
+  }
+
+  test("runs it as is until a command of the model's has started: nothing could swap a folder yet", async () => {
+    const { dir, snapshot, sandbox, wrap } = await wrapperFor();
     expect(wrap(command(snapshot))).toEqual(command(snapshot));
     await bashCommandStarts(sandbox, dir);
     expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
   });
 
   test("puts it in a bwrap from the start when command hooks or stdio MCP servers may start processes", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const snapshot = await snapshotWorkspace(dir);
-    cleanups.push(() => disposeSnapshot(snapshot));
     const hooked = `${TASK}hooks:\n  after_tool_call:\n    - match: { tool: write }\n      run: "true"\n`;
-    const sandbox = await sandboxFor(snapshot.root, hooked);
-    cleanups.push(() => sandbox.dispose());
-    const wrap = sandbox.snapshotGit?.(snapshot);
-    if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    const { snapshot, wrap } = await wrapperFor(hooked);
     expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
   });
 
   test("puts it in a bwrap until the sandbox is disposed, then runs it as is", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const snapshot = await snapshotWorkspace(dir);
-    cleanups.push(() => disposeSnapshot(snapshot));
-    const sandbox = await sandboxFor(snapshot.root);
-    const wrap = sandbox.snapshotGit?.(snapshot);
-    if (wrap === undefined || wrap === "unconfinable") throw new Error(`no wrapper: ${wrap}`);
+    const { dir, snapshot, sandbox, wrap } = await wrapperFor();
     await bashCommandStarts(sandbox, dir);
     const wrapped = wrap(command(snapshot));
     expect(path.basename(wrapped.file)).toBe("bwrap");
