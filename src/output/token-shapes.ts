@@ -127,10 +127,10 @@ export function redactWrappedBase64(
 }
 
 /**
- * Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is: one look per
- * line. A text without such a line has none after redaction either (`***` is no base64), so a
- * caller redacting in steps asks once and passes the answer on (`wrapped`; a stale "yes" costs
- * only a check): for a big command output the look at every line is most of the redaction.
+ * Whether a line of `text` is 64 or 76 base64 characters long, as wrapped base64 is. A text
+ * without such a line has none after redaction either (`***` is no base64), so a caller
+ * redacting in steps asks once and passes the answer on (`wrapped`; a stale "yes" costs only a
+ * check).
  */
 export function hasWrappedBase64Line(text: string): boolean {
   // Such a line is a run of 64 or more base64 characters, so the look skips: when the character

@@ -1,7 +1,7 @@
 /**
  * Temp dirs of a run, named `agent-run-pid<PID>-<purpose>-XXXXXX` in the system temp dir so that
  * whose they are can be told later: each is removed when the process exits, by the reaper when it is
- * killed, and, should both fail (the machine went down), by the next run that finds its process gone.
+ * killed, and, should both fail (the machine went down), by a later run that finds its process gone.
  */
 import { closeSync, constants, lstatSync, openSync, rmSync, writeSync } from "node:fs";
 import fs from "node:fs/promises";

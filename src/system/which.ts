@@ -1,11 +1,11 @@
 /**
- * Where a command the runner starts by name for itself (`git`, `sh`) is, found once in PATH's absolute
- * folders instead of by the child at every spawn. The point is which file runs: PATH may name a
- * relative folder (".", "bin"), and the runner's git runs in the workspace, so a `git` a checked-out
- * repository or the model left there would have run outside the sandbox as the runner's own. The
- * search the child no longer makes (an `execve` tried in each folder before the right one) saved
- * nothing measurable here: 17 spawns of a 20-turn session took 38-40 ms of the runner's thread
- * either way, most of it the fork.
+ * Where a command the runner starts by name for itself (`git`, `sh`) is, found once in PATH's
+ * absolute folders instead of by the child at every spawn. The point is which file runs: PATH may
+ * name a relative folder (".", "bin"), and the runner's git runs in the workspace, so a `git` a
+ * checked-out repository or the model left there would have run outside the sandbox as the
+ * runner's own. The search the child no longer makes (an `execve` tried in each folder before the
+ * right one) saved nothing measurable here: 17 spawns of a 20-turn session took 38-40 ms of the
+ * runner's thread either way, most of it the fork.
  */
 import type * as NodeFs from "node:fs";
 import fs from "node:fs";
@@ -29,7 +29,6 @@ export function executablePath(name: string, env: NodeJS.ProcessEnv = process.en
  * "bin", an empty entry) are passed over: they name a place in the child's working folder, for most
  * of the runner's commands the workspace, where the model could leave a `git` of its own. `name`
  * itself when it has a slash or no folder has it (the spawn then fails as it would have).
- *
  */
 export function findExecutable(
   name: string,
