@@ -86,12 +86,7 @@ export async function executeRun(ctx: RunContext): Promise<void> {
         if (event.type !== "message_update" || event.event.type !== "toolcall_delta") return;
         unsubscribe();
         prestart?.();
-        if (bash) {
-          preloadCommandPolicy({
-            ...(bash.allow !== undefined && { allow: bash.allow }),
-            ...(bash.deny !== undefined && { deny: bash.deny }),
-          });
-        }
+        if (bash) preloadCommandPolicy(bash);
       });
     }
     if (ctx.resume) await snapshotNeeded.wait();

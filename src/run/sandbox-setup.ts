@@ -119,7 +119,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     (config) => config.secrets,
   );
   const none: RunSandbox = { state: "none", notes: [], gitSecrets, dispose: async () => {} };
-  const { runsCommands, usesFiles } = sandboxNeeds(spec);
+  const { runsCommands, usesFiles, notOnlyBash } = sandboxNeeds(spec);
   if (!runsCommands && !usesFiles) return none;
 
   if (spec.sandbox === "off") {
@@ -189,7 +189,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   // snapshot's git: bash's commands start only while no checkpoint walks the workspace (the tools
   // wait for it), and only bash starts any when there are no command hooks and no stdio MCP
   // servers. So the checkpoints before the first command need no bwrap (~25 ms each here).
-  let modelProcesses = sandboxNeeds(spec).notOnlyBash;
+  let modelProcesses = notOnlyBash;
   const bashPrepare: SandboxedBashPrepare = (execution) => {
     modelProcesses = true;
     const env = sandboxEnv(execution.env, { home: prepared.policy.home, passThrough });

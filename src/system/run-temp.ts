@@ -9,8 +9,6 @@ import os from "node:os";
 import path from "node:path";
 import { removeInBackground, sweepInBackground, watchTempPath } from "./reaper.ts";
 
-const NAME = /^agent-run-pid(\d+)-[a-z-]+-[A-Za-z0-9]{6}$/;
-
 const live = new Set<string>();
 let exitHookInstalled = false;
 
@@ -49,10 +47,11 @@ export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 /**
  * Starts removing the temp dirs of earlier runs whose process is gone; once per process, never
  * waited for: the reaper does it in its own process (a self-hosted runner's temp folder may hold
- * tens of thousands of entries: 35 ms of the kernel's time to list), or, without one, this process
- * in the background. At most once an hour per temp folder: such dirs are left only when both a
- * runner and its reaper died (the machine went down). A dir whose PID is alive, even in another
- * process that reused the PID, is left alone.
+ * tens of thousands of entries: 35 ms of the kernel's time to list), by the names this module
+ * gives; without a reaper (no `sh`, where bash cannot run either) nothing is swept. At most once
+ * an hour per temp folder: such dirs are left only when both a runner and its reaper died (the
+ * machine went down). A dir whose PID is alive, even in another process that reused the PID, is
+ * left alone.
  */
 export function removeStaleRunTempDirs(): void {
   if (swept) return;
@@ -80,16 +79,7 @@ export function removeStaleRunTempDirs(): void {
   } catch {
     // Another user's marker, or a folder this process cannot write to: swept by every run.
   }
-  if (!sweepInBackground(tmp)) void sweepHere(tmp);
-}
-
-async function sweepHere(tmp: string): Promise<void> {
-  const names = await fs.readdir(tmp).catch(() => [] as string[]);
-  for (const name of names) {
-    const pid = Number(NAME.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
-    await fs.rm(path.join(tmp, name), { recursive: true, force: true }).catch(() => {});
-  }
+  sweepInBackground(tmp);
 }
 
 /** Whether a process with this PID exists (a zombie counts; so does another user's). */
