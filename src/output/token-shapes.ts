@@ -133,31 +133,15 @@ export function redactWrappedBase64(
  * check).
  */
 export function hasWrappedBase64Line(text: string): boolean {
-  // Such a line is a run of 64 or more base64 characters, so the look skips: when the character
-  // 63 places past the earliest start a run may still have is none, no run starting up to it is
-  // long enough; otherwise the run around it is measured and the look goes on past its end. A big
-  // command output's short lines cost a few characters per 64 instead of a search per line.
-  let probe = 63;
-  while (probe < text.length) {
-    if (!isBase64Char(text.charCodeAt(probe))) {
-      probe += 64;
-      continue;
-    }
-    let start = probe;
-    while (start > 0 && isBase64Char(text.charCodeAt(start - 1))) start--;
-    let end = probe + 1;
-    while (end < text.length && isBase64Char(text.charCodeAt(end))) end++;
-    const length = end - start;
-    if (
-      (length === 64 || length === 76) &&
+  return someRun(
+    text,
+    64,
+    BASE64_CHARS,
+    (start, end) =>
+      (end - start === 64 || end - start === 76) &&
       (start === 0 || text.charCodeAt(start - 1) === 10) &&
-      (text.charCodeAt(end) === 10 || (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10))
-    ) {
-      return true;
-    }
-    probe = end + 64;
-  }
-  return false;
+      (text.charCodeAt(end) === 10 || (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10)),
+  );
 }
 
 /**
@@ -168,36 +152,51 @@ export function hasWrappedBase64Line(text: string): boolean {
  * a 23 MB command output where the same expression fresh took 11; this look takes 5-8.
  */
 function hasBase64Run(text: string): boolean {
-  const min = 27;
+  return someRun(text, 27, BASE64_OR_URL_CHARS, () => true);
+}
+
+/**
+ * Whether `text` has a run of `min` or more of the characters marked in `chars` (taken whole: none
+ * of them just before or after it) for which `accept(start, end)` holds. The look skips: when the
+ * character `min - 1` places past the earliest start a run may still have is not one of them, no
+ * run starting up to it is long enough; otherwise the run around it is measured and the look goes
+ * on past its end. A big command output's short lines cost a few characters per `min` instead of a
+ * search per line or a regular expression tried at every place.
+ */
+function someRun(
+  text: string,
+  min: number,
+  chars: Uint8Array,
+  accept: (start: number, end: number) => boolean,
+): boolean {
+  // A table, not a predicate per character: with the two callers' predicates the calls stayed
+  // polymorphic, three times slower than the loop written out.
+  const inRun = (code: number) => code < 128 && chars[code] === 1;
   let probe = min - 1;
   while (probe < text.length) {
-    if (!isBase64OrUrlChar(text.charCodeAt(probe))) {
+    if (!inRun(text.charCodeAt(probe))) {
       probe += min;
       continue;
     }
     let start = probe;
-    while (start > 0 && isBase64OrUrlChar(text.charCodeAt(start - 1))) start--;
+    while (start > 0 && inRun(text.charCodeAt(start - 1))) start--;
     let end = probe + 1;
-    while (end < text.length && isBase64OrUrlChar(text.charCodeAt(end))) end++;
-    if (end - start >= min) return true;
+    while (end < text.length && inRun(text.charCodeAt(end))) end++;
+    if (end - start >= min && accept(start, end)) return true;
     probe = end + min;
   }
   return false;
 }
 
-function isBase64OrUrlChar(code: number): boolean {
-  return isBase64Char(code) || code === 45 || code === 95;
-}
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
+const BASE64_CHARS = charTable(BASE64);
+const BASE64_OR_URL_CHARS = charTable(`${BASE64}-_`);
 
-/** A-Z, a-z, 0-9, + and /: the characters of wrapped base64's lines. */
-function isBase64Char(code: number): boolean {
-  return (
-    (code >= 65 && code <= 90) ||
-    (code >= 97 && code <= 122) ||
-    (code >= 48 && code <= 57) ||
-    code === 43 ||
-    code === 47
-  );
+function charTable(chars: string): Uint8Array {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;
+  return table;
 }
 
 /**
