@@ -133,10 +133,10 @@ export function watchTempPath(target: string): void {
  * yourself then.
  */
 export function removeInBackground(target: string): boolean {
-  return removeInBackgroundAs("r", target);
+  return askInBackground("r", target);
 }
 
-function removeInBackgroundAs(command: "r" | "s", target: string): boolean {
+function askInBackground(command: "r" | "s", target: string): boolean {
   if (target.includes("\n")) return false;
   send(`${command} ${target}`);
   const stdin = reaper?.stdin;
@@ -150,7 +150,7 @@ function removeInBackgroundAs(command: "r" | "s", target: string): boolean {
  * no reaper to ask.
  */
 export function sweepInBackground(dir: string): boolean {
-  return removeInBackgroundAs("s", dir);
+  return askInBackground("s", dir);
 }
 
 /**
