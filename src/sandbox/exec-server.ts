@@ -254,7 +254,9 @@ export function execServer(deps: ExecServerDeps): void {
   });
   process.stdin.on("end", () => {
     for (const entry of live.values()) signalGroup(entry.pid, "SIGKILL");
-    process.exit(0);
+    // The runner waits for this exit before it computes the patch; nothing is left to flush, and
+    // Node's own teardown (freeing its heap, joining its threads) took ~2 of the ~7 ms.
+    process.kill(process.pid, "SIGKILL");
   });
   send({ event: "ready" });
 }
