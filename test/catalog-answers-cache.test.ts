@@ -73,7 +73,33 @@ test("a broken cache is ignored and written anew", async () => {
   const dir = path.join(cacheHome, "agent-run");
   const [name] = await readdir(dir);
   const file = path.join(dir, name as string);
-  for (const broken of ["not json", '{"entries":{"x":{"id":1}},"ids":{}}', "null"]) {
+  // The good answers with one field of the wrong kind: each would be believed if not checked.
+  const good = JSON.parse(await readFile(file, "utf8"));
+  const [key] = Object.keys(good.entries) as [string];
+  const [idsKey] = Object.keys(good.ids) as [string];
+  const spoilt = (spoil: (copy: typeof good) => void) => {
+    const copy = structuredClone(good);
+    spoil(copy);
+    return JSON.stringify(copy);
+  };
+  const wrongKinds = [
+    spoilt((copy) => {
+      copy.entries[key].pricing.input = "2";
+    }),
+    spoilt((copy) => {
+      delete copy.entries[key].pricing.cacheWrite;
+    }),
+    spoilt((copy) => {
+      copy.entries[key].contextWindow = "200000";
+    }),
+    spoilt((copy) => {
+      copy.ids[idsKey] = "claude-sonnet-5-5";
+    }),
+    spoilt((copy) => {
+      copy.entries = [copy.entries[key]];
+    }),
+  ];
+  for (const broken of ["not json", '{"entries":{"x":{"id":1}},"ids":{}}', "null", ...wrongKinds]) {
     await writeFile(file, broken);
     const module = await fresh();
     await module.loadCatalogFor([SONNET]);
