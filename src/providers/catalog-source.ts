@@ -131,7 +131,8 @@ function answersFileOf(value: unknown): AnswersFile | undefined {
     const read: CatalogEntry = { id: entry.id };
     if (entry.pricing !== undefined) {
       const pricing = entry.pricing;
-      if (!isRecord(pricing) || !PRICE_KEYS.every((name) => typeof pricing[name] === "number")) return undefined;
+      if (!isRecord(pricing) || !PRICE_KEYS.every((name) => typeof pricing[name] === "number"))
+        return undefined;
       read.pricing = {
         input: pricing.input as number,
         output: pricing.output as number,
