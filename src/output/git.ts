@@ -139,6 +139,10 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
         cwd: spawned.cwd,
         env: spawned.env,
         stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
+        // In a process group of its own: Ctrl-C in a terminal signals the runner's whole group,
+        // and a snapshot git killed by it lost the run its patch (exit 4). The runner ends its
+        // runs itself, and stops git with `signal` when it must.
+        detached: true,
         windowsHide: true,
         ...(options.signal !== undefined && { signal: options.signal, killSignal: "SIGKILL" as const }),
       });
