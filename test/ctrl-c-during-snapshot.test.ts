@@ -57,7 +57,8 @@ test("SIGINT to the runner's process group while the snapshot's git runs: interr
     });
     child.stdout.resume();
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    await requested;
+    // A CLI that ended before asking the model fails here at once, not at the timeout.
+    await Promise.race([requested, exited]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     process.kill(-child.pid!, "SIGINT");
     expect(await exited, stderr).toBe(130);

@@ -140,8 +140,8 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
         env: spawned.env,
         stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
         // In a process group of its own: Ctrl-C in a terminal signals the runner's whole group,
-        // and a snapshot git killed by it lost the run its patch (exit 4). The runner ends its
-        // runs itself, and stops git with `signal` when it must.
+        // and a snapshot git killed by it lost the run its patch (exit 4). The runner stops git
+        // itself (`signal`) when it must.
         detached: true,
         windowsHide: true,
         ...(options.signal !== undefined && { signal: options.signal, killSignal: "SIGKILL" as const }),

@@ -113,7 +113,6 @@ async function saveAnswers(models: Array<{ provider: string; id: string }>, day:
   }
 }
 
-/** The cache file's shape, built on the first read (zod builds eagerly). */
 /**
  * The answers file's content when it has the shape `saveAnswers` writes, else undefined. Checked by
  * hand rather than by a zod schema: it is read while the first response streams in, where building
