@@ -96,6 +96,37 @@ test.skipIf(NO_SANDBOX)("SIGKILL of the runner: no sandboxed command is left eit
   expect(readdirSync(tmp).filter((name) => name.startsWith("agent-run-sandbox-"))).toEqual([]);
 });
 
+test("SIGKILL of a resumed runner: the earlier patch's copy goes with its temp dir", async () => {
+  const tmp = tempDir("agent-run-tmpdir-");
+  const marker = String((Date.now() + 13) % 100000);
+  const dir = await tempWorkspace({
+    "task.yml": TASK("off"),
+    "first.yml":
+      "turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'echo one > a.txt' } }]\n  - text: done\n",
+    "again.yml": `turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'sleep 307${marker}' } }]\n`,
+  });
+  const task = path.join(dir, "task.yml");
+  const first = await runCli([task, "--replay", path.join(dir, "first.yml")], {
+    cwd: dir,
+    env: { TMPDIR: tmp },
+  });
+  expect(first.code, first.stderr).toBe(0);
+  const { child, done } = startCli(
+    [task, "--resume", ".agent-run", "--replay", path.join(dir, "again.yml")],
+    {
+      cwd: dir,
+      env: { TMPDIR: tmp },
+    },
+  );
+  await until(() => processesRunning(["sleep", `307${marker}`]).length > 0);
+  const ours = () => readdirSync(tmp).filter((name) => name.startsWith(`agent-run-pid${child.pid}-`));
+  expect(ours().some((name) => name.includes("-resume-"))).toBe(true);
+  child.kill("SIGKILL");
+  await done;
+  expect(await goneWithin(5000, () => ours().length === 0)).toBe(true);
+  expect(readdirSync(tmp).filter((name) => /^agent-run-(resume|apply)-/.test(name))).toEqual([]);
+});
+
 test("a run removes the temp dirs of earlier runs whose process is gone, and only those", async () => {
   const tmp = tempDir("agent-run-tmpdir-");
   // A PID that surely is no process now: one past the kernel's limit.

@@ -7,8 +7,8 @@
  * nothing.
  */
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
+import { makeRunTempDir, removeRunTempDir } from "../system/run-temp.ts";
 import { git, gitOrThrow } from "./git.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
 
@@ -64,7 +64,8 @@ export async function unapplyFromSnapshot(snapshot: WorkspaceSnapshot, patchFile
 async function withBareGitDir<T>(
   use: (env: (workTree: string) => Record<string, string>) => Promise<T>,
 ): Promise<T> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "agent-run-apply-"));
+  // A run temp dir: the reaper removes it when the runner is killed outright.
+  const dir = await makeRunTempDir("apply");
   try {
     const gitDir = path.join(dir, "git");
     await gitOrThrow(["init", "--quiet", "--bare", gitDir], { cwd: dir });
@@ -77,6 +78,6 @@ async function withBareGitDir<T>(
     );
     return await use((workTree) => ({ GIT_DIR: gitDir, GIT_WORK_TREE: workTree }));
   } finally {
-    await fs.rm(dir, { recursive: true, force: true });
+    await removeRunTempDir(dir);
   }
 }

@@ -6,12 +6,12 @@
  * carries over to faithfully (no signed reasoning of another model in it). A refusal is a usage
  * error (exit 2) and changes nothing.
  */
-import { copyFile, mkdtemp, rm, stat } from "node:fs/promises";
-import os from "node:os";
+import { copyFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { AgentMessage, Model } from "../../core/types.ts";
 import { checkPatch, OUTPUT_FILES } from "../../output/index.ts";
 import { modelLabel } from "../../providers/index.ts";
+import { makeRunTempDir, removeRunTempDir } from "../../system/run-temp.ts";
 import { RunSetupError } from "../types.ts";
 import { readTranscript, restoreMessages, type TranscriptFile } from "./transcript-file.ts";
 
@@ -64,8 +64,9 @@ export async function prepareResume(dirArg: string, workspace: string, model: Mo
   }
 
   const earlierPatch = path.join(dir, OUTPUT_FILES.patch);
-  const temp = await mkdtemp(path.join(os.tmpdir(), "agent-run-resume-"));
-  const dispose = () => rm(temp, { recursive: true, force: true });
+  // A run temp dir: the reaper removes it when the runner is killed outright.
+  const temp = await makeRunTempDir("resume");
+  const dispose = () => removeRunTempDir(temp);
   try {
     const patchFile = path.join(temp, OUTPUT_FILES.patch);
     // A FIFO or a device would hang the copy or fill the disk: only a regular file is taken.
