@@ -2,6 +2,7 @@ import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelPricing } from "../core/types.ts";
 import catalogPackage from "./catalog-version.json" with { type: "json" };
+import { num, obj, str } from "./wire-utils.ts";
 
 /**
  * The maintained model catalog, `@pydantic/genai-prices` (prices and context windows of the
@@ -119,34 +120,35 @@ async function saveAnswers(models: Array<{ provider: string; id: string }>, day:
  * and compiling the schema took ~1.5 ms.
  */
 function answersFileOf(value: unknown): AnswersFile | undefined {
-  if (!isRecord(value) || !isRecord(value.entries) || !isRecord(value.ids)) return undefined;
+  const file = obj(value);
+  const [entriesIn, idsIn] = [obj(file?.entries), obj(file?.ids)];
+  if (!entriesIn || !idsIn) return undefined;
   const entries: AnswersFile["entries"] = {};
-  for (const [key, entry] of Object.entries(value.entries)) {
-    if (entry === null) {
+  for (const [key, stored] of Object.entries(entriesIn)) {
+    if (stored === null) {
       entries[key] = null;
       continue;
     }
-    if (!isRecord(entry) || typeof entry.id !== "string") return undefined;
-    const read: CatalogEntry = { id: entry.id };
+    const entry = obj(stored);
+    const id = str(entry?.id);
+    if (!entry || id === undefined) return undefined;
+    const read: CatalogEntry = { id };
     if (entry.pricing !== undefined) {
-      const pricing = entry.pricing;
-      if (!isRecord(pricing) || !PRICE_KEYS.every((name) => typeof pricing[name] === "number"))
+      const pricing = obj(entry.pricing);
+      const [input, output, cacheRead, cacheWrite] = PRICE_KEYS.map((name) => num(pricing?.[name]));
+      if (input === undefined || output === undefined || cacheRead === undefined || cacheWrite === undefined)
         return undefined;
-      read.pricing = {
-        input: pricing.input as number,
-        output: pricing.output as number,
-        cacheRead: pricing.cacheRead as number,
-        cacheWrite: pricing.cacheWrite as number,
-      };
+      read.pricing = { input, output, cacheRead, cacheWrite };
     }
     if (entry.contextWindow !== undefined) {
-      if (typeof entry.contextWindow !== "number") return undefined;
-      read.contextWindow = entry.contextWindow;
+      const contextWindow = num(entry.contextWindow);
+      if (contextWindow === undefined) return undefined;
+      read.contextWindow = contextWindow;
     }
     entries[key] = read;
   }
   const ids: AnswersFile["ids"] = {};
-  for (const [key, list] of Object.entries(value.ids)) {
+  for (const [key, list] of Object.entries(idsIn)) {
     if (!Array.isArray(list) || !list.every((id) => typeof id === "string")) return undefined;
     ids[key] = list;
   }
@@ -154,10 +156,6 @@ function answersFileOf(value: unknown): AnswersFile | undefined {
 }
 
 const PRICE_KEYS = ["input", "output", "cacheRead", "cacheWrite"] as const;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Loads the catalog once; later calls return the same promise. Never rejects. */
 export function loadCatalog(): Promise<void> {
