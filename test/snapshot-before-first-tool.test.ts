@@ -11,9 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, expect, test } from "vitest";
 import { runCli, startCli, tempWorkspace } from "./helpers/cli.ts";
+import { startMockLlm } from "./mock-llm/server.ts";
 
 const dirs: string[] = [];
+const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
@@ -59,43 +62,52 @@ test.for([
 /**
  * Everything that may change a file waits for the snapshot, so a run in which nothing waited for
  * it (the model only answered) changed nothing: its patch is empty without a look at the
- * workspace, and a snapshot still being taken is stopped rather than waited for. A `git` on PATH
- * whose `add` hangs stands for a snapshot that would take long.
+ * workspace, and a snapshot still being taken is stopped rather than waited for, at whichever of
+ * its steps it is. A `git` on PATH that hangs in one subcommand stands for a snapshot that would
+ * take long there.
  */
-test("a run that only answers does not wait for the snapshot: it is stopped, the patch is empty", {
-  timeout: 60_000,
-}, async () => {
-  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
-  const dir = await tempWorkspace({
-    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [write, bash]\nsandbox: off\n",
-    "s.yml": "turns:\n  - text: nothing to change\n",
-    "a.txt": "start\n",
-  });
-  dirs.push(dir);
-  const bin = path.join(dir, "bin");
-  await mkdir(bin);
-  await writeFile(
-    path.join(bin, "git"),
-    `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && exec sleep 41.5; done\nexec ${realGit} "$@"\n`,
-  );
-  await chmod(path.join(bin, "git"), 0o755);
-  const started = performance.now();
-  const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
-    env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` },
-  });
-  const result = await done;
-  expect(result.code, result.stderr).toBe(0);
-  // Far less than the hanging add: the run did not wait for it.
-  expect(performance.now() - started).toBeLessThan(30_000);
-  expect(await readFile(path.join(dir, ".agent-run", "patch.diff"), "utf8")).toBe("");
-  const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
-  expect(usage.conclusion).toBe("success");
-  // The hanging git was killed, and the snapshot's temp folder goes (in the background).
-  expect(execFileSync("sh", ["-c", "pgrep -f '[s]leep 41[.]5' || true"], { encoding: "utf8" })).toBe("");
-  const prefix = `agent-run-pid${child.pid}-snapshot-`;
-  const left = async () => (await readdir(os.tmpdir())).filter((name) => name.startsWith(prefix));
-  for (let tries = 0; tries < 50 && (await left()).length > 0; tries++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  expect(await left()).toEqual([]);
-});
+test.for(["add", "commit-tree", "status", "ls-files"])(
+  "a run that only answers does not wait for the snapshot's %s: it is stopped, the patch is empty",
+  { timeout: 60_000 },
+  async (hangsIn) => {
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    const dir = await tempWorkspace({
+      "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [write, bash]\nsandbox: off\n",
+      "a.txt": "start\n",
+    });
+    // The answer comes once the snapshot has long reached the step that hangs.
+    const llm = await startMockLlm({ script: [{ text: "nothing to change", firstByteDelayMs: 2500 }] });
+    closers.push(llm.close);
+    dirs.push(dir);
+    const bin = path.join(dir, "bin");
+    await mkdir(bin);
+    await writeFile(
+      path.join(bin, "git"),
+      `#!/bin/sh\nfor a in "$@"; do [ "$a" = ${hangsIn} ] && exec sleep 41.5; done\nexec ${realGit} "$@"\n`,
+    );
+    await chmod(path.join(bin, "git"), 0o755);
+    const started = performance.now();
+    const { child, done } = startCli([path.join(dir, "task.yml")], {
+      env: {
+        PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+        ANTHROPIC_API_KEY: "sk-ant-test-key",
+        ANTHROPIC_BASE_URL: llm.url,
+      },
+    });
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    // Far less than the hanging add: the run did not wait for it.
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(await readFile(path.join(dir, ".agent-run", "patch.diff"), "utf8")).toBe("");
+    const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
+    expect(usage.conclusion).toBe("success");
+    // The hanging git was killed, and the snapshot's temp folder goes (in the background).
+    expect(execFileSync("sh", ["-c", "pgrep -f '[s]leep 41[.]5' || true"], { encoding: "utf8" })).toBe("");
+    const prefix = `agent-run-pid${child.pid}-snapshot-`;
+    const left = async () => (await readdir(os.tmpdir())).filter((name) => name.startsWith(prefix));
+    for (let tries = 0; tries < 50 && (await left()).length > 0; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await left()).toEqual([]);
+  },
+);

@@ -44,8 +44,9 @@ export interface IgnoredAtStart {
 export async function listIgnoredAtStart(
   snapshot: WorkspaceSnapshot,
   excluded: string[],
+  signal?: AbortSignal,
 ): Promise<IgnoredAtStart> {
-  const options = { cwd: snapshot.workTree, env: snapshot.env };
+  const options = { cwd: snapshot.workTree, env: snapshot.env, ...(signal && { signal }) };
   // With a HEAD holding the start tree (detached: written here, no ref needed), status reports
   // only what differs from it: the ignored paths, not a line for every file of the index.
   const commit = (await gitOrThrow(["commit-tree", snapshot.tree, "-m", "start"], options)).trim();
@@ -71,12 +72,13 @@ export async function listIgnoredAtStart(
     const entry = record.slice(2);
     if (!ours.some((dir) => `${entry}/`.startsWith(dir) || entry.startsWith(dir))) entries.add(entry);
   }
-  return { entries, blobs: await hashSmallFiles(snapshot, entries), excluded: new Set() };
+  return { entries, blobs: await hashSmallFiles(snapshot, entries, signal), excluded: new Set() };
 }
 
 async function hashSmallFiles(
   snapshot: WorkspaceSnapshot,
   entries: Set<string>,
+  signal: AbortSignal | undefined,
 ): Promise<IgnoredAtStart["blobs"]> {
   const picked: Array<{ file: string; mode: string }> = [];
   let bytes = 0;
@@ -95,6 +97,7 @@ async function hashSmallFiles(
     cwd: snapshot.workTree,
     env: snapshot.env,
     input: `${picked.map((entry) => entry.file).join("\n")}\n`,
+    ...(signal && { signal }),
   });
   const lines = ids.split("\n");
   for (const [index, entry] of picked.entries()) {
@@ -109,12 +112,14 @@ async function hashSmallFiles(
  * with -f) are part of the workspace: they go in the private index first, where later adds keep
  * them whatever the ignore rules say. The user's index is only read.
  */
-export async function addTrackedIgnored(snapshot: WorkspaceSnapshot, excluded: string[]): Promise<void> {
+export async function addTrackedIgnored(
+  snapshot: WorkspaceSnapshot,
+  excluded: string[],
+  signal?: AbortSignal,
+): Promise<void> {
   const listed = await git(
     ["ls-files", "-z", "--full-name", "--cached", "--ignored", "--exclude-standard", "--", "."],
-    {
-      cwd: snapshot.root,
-    },
+    { cwd: snapshot.root, ...(signal && { signal }) },
   );
   if (listed.failed || listed.stdout === "") return;
   const outside = excluded.map((dir) => path.relative(snapshot.workTree, dir).split(path.sep).join("/"));
@@ -132,6 +137,7 @@ export async function addTrackedIgnored(snapshot: WorkspaceSnapshot, excluded: s
     cwd: snapshot.workTree,
     env: snapshot.env,
     input: files.join(""),
+    ...(signal && { signal }),
   });
 }
 

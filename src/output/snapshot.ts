@@ -140,14 +140,17 @@ export async function snapshotWorkspace(
       queue: Promise.resolve(),
       ...(repo && { userObjects: repo.objectsDir }),
     };
-    if (repo) await addTrackedIgnored(snapshot, excluded);
+    // Every step stops with the signal (its git killed), not only the next one: a quick answer's
+    // run ends as soon as it is written, whichever step the snapshot is at.
+    if (repo) await addTrackedIgnored(snapshot, excluded, signal);
     signal?.throwIfAborted();
     await addAll(snapshot, signal);
     snapshot.tree = await writeIndexTree(snapshot, signal);
     signal?.throwIfAborted();
-    snapshot.ignored = await listIgnoredAtStart(snapshot, excluded);
+    snapshot.ignored = await listIgnoredAtStart(snapshot, excluded, signal);
     signal?.throwIfAborted();
-    if (options.submodules !== false) snapshot.submodules = await snapshotSubmodules(snapshot);
+    if (options.submodules !== false) snapshot.submodules = await snapshotSubmodules(snapshot, signal);
+    signal?.throwIfAborted();
     snapshot.startedNs = await nextClockTick(tempDir);
     return snapshot;
   } catch (error) {

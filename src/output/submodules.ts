@@ -18,10 +18,14 @@ export interface SubmoduleSnapshot {
 }
 
 /** Snapshots every gitlink of the parent's start tree that is checked out (has a `.git`). */
-export async function snapshotSubmodules(parent: WorkspaceSnapshot): Promise<SubmoduleSnapshot[]> {
+export async function snapshotSubmodules(
+  parent: WorkspaceSnapshot,
+  signal?: AbortSignal,
+): Promise<SubmoduleSnapshot[]> {
   const listing = await gitOrThrow(["ls-files", "-s", "-z", "--", ...parent.pathspecs], {
     cwd: parent.workTree,
     env: parent.env,
+    ...(signal && { signal }),
   });
   const submodules: SubmoduleSnapshot[] = [];
   for (const record of listing.split("\0")) {
@@ -29,7 +33,7 @@ export async function snapshotSubmodules(parent: WorkspaceSnapshot): Promise<Sub
     const file = record.slice(record.indexOf("\t") + 1);
     const dir = path.join(parent.workTree, file);
     try {
-      const snapshot = await snapshotWorkspace(dir);
+      const snapshot = await snapshotWorkspace(dir, signal && { signal });
       submodules.push({ path: file, head: await headOf(dir), snapshot });
     } catch (error) {
       parent.notes.add(`the submodule ${shown(parent, file)} could not be watched: ${errorText(error)}`);
