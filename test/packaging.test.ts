@@ -82,7 +82,7 @@ beforeAll(async () => {
   const packed = await pack(clone, work);
   tarball = packed.tarball;
   timings.push(`npm pack (prepack: build) ${Math.round(packed.ms)} ms`);
-  timings.push(`npm install --offline ${Math.round(await installInto(project, tarball))} ms`);
+  timings.push(`npm ci --offline ${Math.round(await installInto(project, tarball))} ms`);
   await linkDevTools(project);
   await writeFile(path.join(project, ".gitignore"), "node_modules/\n.agent-run/\n");
   started = performance.now();

@@ -1,12 +1,19 @@
 /**
  * What a user of the published package gets: the repository as a clean clone has it (tracked and
  * unignored files, no lib/), packed with `npm pack` (so `prepack` must build whatever the package
- * needs), then installed into a fresh project with `npm install <tarball> --offline`: the
- * dependencies come from npm's cache, which `npm ci` filled; nothing is fetched.
+ * needs), then installed into a fresh project offline: the dependencies come from npm's cache,
+ * which `npm ci` filled; nothing is fetched.
+ *
+ * The project's install is `npm ci` from a lockfile naming the tarball and, for its dependencies,
+ * the entries of this repository's lockfile (the package pins exact versions, so they are the ones
+ * a user's `npm install` resolves). `npm install <tarball>` itself cannot run offline since npm
+ * 11.19: it asks for each dependency's full registry document, and `npm ci` caches only the short
+ * one it reads.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "./cli.ts";
@@ -104,17 +111,53 @@ export async function pack(clone: string, destination: string): Promise<{ tarbal
   return { tarball, ms: result.ms };
 }
 
+interface LockEntry {
+  dev?: boolean;
+  [field: string]: unknown;
+}
+
 /** A new project (`type: module`) with the tarball installed offline; returns the install's time. */
 export async function installInto(project: string, tarball: string): Promise<number> {
   await mkdir(project, { recursive: true });
+  const spec = `file:${path.relative(project, tarball)}`;
+  const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as Record<
+    string,
+    unknown
+  >;
+  const repoLock = JSON.parse(await readFile(path.join(ROOT, "package-lock.json"), "utf8")) as {
+    packages: Record<string, LockEntry>;
+  };
+  const packages: Record<string, unknown> = {
+    "": { name: "my-project", dependencies: { "agent-run": spec } },
+    "node_modules/agent-run": {
+      version: manifest.version,
+      resolved: spec,
+      integrity: `sha512-${createHash("sha512")
+        .update(await readFile(tarball))
+        .digest("base64")}`,
+      license: manifest.license,
+      dependencies: manifest.dependencies,
+      bin: manifest.bin,
+      engines: manifest.engines,
+    },
+  };
+  // The package's dependencies are this repository's production ones, at the same places.
+  for (const [where, entry] of Object.entries(repoLock.packages)) {
+    if (where !== "" && !entry.dev) packages[where] = entry;
+  }
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   await writeFile(
     path.join(project, "package.json"),
-    `${JSON.stringify({ name: "my-project", private: true, type: "module" }, null, 2)}\n`,
+    json({ name: "my-project", private: true, type: "module", dependencies: { "agent-run": spec } }),
   );
-  const result = await command("npm", ["install", tarball], { cwd: project, env: packEnv() });
+  await writeFile(
+    path.join(project, "package-lock.json"),
+    json({ name: "my-project", lockfileVersion: 3, requires: true, packages }),
+  );
+  const result = await command("npm", ["ci"], { cwd: project, env: packEnv() });
   if (result.code !== 0) {
     throw new Error(
-      `npm install --offline failed (${result.code}); npm's cache lacks a dependency? run npm ci first\n${result.stderr}`,
+      `npm ci --offline of the packed project failed (${result.code}); npm's cache lacks a dependency? run npm ci first\n${result.stderr}`,
     );
   }
   return result.ms;
