@@ -4,6 +4,7 @@
  * patch does not depend on who runs it or where.
  */
 import { spawn } from "node:child_process";
+import { type SpawnedCommand, spawnThrough } from "../system/spawner.ts";
 import { executablePath } from "../system/which.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
 
@@ -87,15 +88,99 @@ export function isolatedGitEnv(extra: Record<string, string> = {}): Record<strin
 }
 
 /**
- * Runs `git <args>` isolated from user config. Never rejects: check `failed`. Spawned with
- * node:child_process directly rather than runProcess: a run makes about seven of these short
- * calls, each ~2 ms of CPU cheaper without execa's machinery, and git needs none of runProcess's
- * process-group handling (it starts nothing that outlives it).
+ * Runs `git <args>` isolated from user config. Never rejects: check `failed`. Started by the
+ * runner's spawner (system/spawner.ts: a fork of a small sh rather than of the runner, ~10 ms of
+ * the runner's thread less per call where page tables are costly), else with node:child_process
+ * directly; never through runProcess: a run makes about seven of these short calls, each ~2 ms of
+ * CPU cheaper without execa's machinery, and git needs none of runProcess's process-group handling
+ * (it starts nothing that outlives it).
  */
-export function git(args: string[], options: GitOptions): Promise<GitResult> {
+export async function git(args: string[], options: GitOptions): Promise<GitResult> {
   const configArgs = ISOLATING_CONFIG.flatMap((entry) => ["-c", entry]);
   const argv = [...configArgs, ...args];
   const command = `git ${args.join(" ")}`;
+  let spawned: GitCommand;
+  try {
+    const env = isolatedGitEnv(options.env);
+    // Wrapped (in a bwrap), git is looked for inside, where the host's folders may not all be.
+    const file = options.wrap ? "git" : executablePath("git", env);
+    const plain = { file, args: argv, cwd: options.cwd, env };
+    spawned = options.wrap ? options.wrap(plain) : plain;
+  } catch (error) {
+    return failedToStart(command, error);
+  }
+  if (options.signal?.aborted) return failedToStart(command, options.signal.reason);
+  const through = await spawnThrough({
+    file: spawned.file,
+    args: spawned.args,
+    cwd: spawned.cwd,
+    env: spawned.env,
+    maxBytes: GIT_MAX_BUFFER,
+    ...(options.input !== undefined && { input: options.input }),
+  }).catch(() => undefined);
+  const result = through && (await gitThroughSpawner(command, through, options));
+  // Without a spawner, or when it died under the command (which git may run again: the runner's
+  // git commands are all safe to repeat), git is spawned from here.
+  return result ?? gitSpawned(command, spawned, options);
+}
+
+/** A git that could not be started (or was stopped before it was). */
+function failedToStart(command: string, error: unknown): GitResult {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const text = error instanceof Error ? error.message : String(error);
+  return {
+    exitCode: undefined,
+    stdout: "",
+    stderr: "",
+    failed: true,
+    shortMessage: `Command failed with ${code ?? text}: ${command}`,
+  };
+}
+
+/** The result of a git run by the spawner; undefined when the spawner died under it. */
+async function gitThroughSpawner(
+  command: string,
+  through: SpawnedCommand,
+  options: GitOptions,
+): Promise<GitResult | undefined> {
+  let timedOut = false;
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          through.kill();
+        }, options.timeoutMs);
+  const onAbort = () => through.kill();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const result = await through.done;
+    if (result.lost) return undefined;
+    const { tooLarge } = result;
+    const failed = tooLarge || timedOut || result.exitCode !== 0;
+    const shortMessage = !failed
+      ? ""
+      : timedOut
+        ? `Command timed out after ${options.timeoutMs} milliseconds: ${command}`
+        : tooLarge
+          ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
+          : result.signal
+            ? `Command was killed with ${result.signal}: ${command}`
+            : `Command failed with exit code ${result.exitCode}: ${command}`;
+    return {
+      exitCode: result.exitCode,
+      stdout: result.stdout.toString("utf8"),
+      stderr: result.stderr.toString("utf8"),
+      failed,
+      shortMessage,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function gitSpawned(command: string, spawned: GitCommand, options: GitOptions): Promise<GitResult> {
   return new Promise((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -130,11 +215,6 @@ export function git(args: string[], options: GitOptions): Promise<GitResult> {
     };
     let child: ReturnType<typeof spawn>;
     try {
-      const env = isolatedGitEnv(options.env);
-      // Wrapped (in a bwrap), git is looked for inside, where the host's folders may not all be.
-      const file = options.wrap ? "git" : executablePath("git", env);
-      const plain = { file, args: argv, cwd: options.cwd, env };
-      const spawned = options.wrap ? options.wrap(plain) : plain;
       child = spawn(spawned.file, spawned.args, {
         cwd: spawned.cwd,
         env: spawned.env,

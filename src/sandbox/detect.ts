@@ -7,6 +7,7 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { errorText } from "../core/errors.ts";
+import { spawnThrough } from "../system/spawner.ts";
 
 /** The answer of `detectSandbox`. */
 export interface SandboxSupport {
@@ -72,15 +73,39 @@ async function probe(wanted: string, env: Record<string, string | undefined>): P
   return { available: false, bwrapPath, reason: `bubblewrap cannot start a sandbox here: ${why}${hint}` };
 }
 
+interface ProbeResult {
+  exitCode: number | undefined;
+  stderr: string;
+  shortMessage: string;
+}
+
+const PROBE_ENV = { PATH: "/usr/bin:/bin" };
+
 /**
- * The probe's bwrap, spawned directly rather than through runProcess: it starts nothing that
- * outlives it (`--die-with-parent`, its own PID namespace), and a sandboxed run then never loads
- * execa (its commands start in the sandbox session).
+ * The probe's bwrap, started by the runner's spawner (system/spawner.ts) where there is one, else
+ * spawned directly; never through runProcess: it starts nothing that outlives it
+ * (`--die-with-parent`, its own PID namespace), and a sandboxed run then never loads execa (its
+ * commands start in the sandbox session).
  */
-function probeRun(
-  file: string,
-  args: string[],
-): Promise<{ exitCode: number | undefined; stderr: string; shortMessage: string }> {
+async function probeRun(file: string, args: string[]): Promise<ProbeResult> {
+  const through = await spawnThrough({ file, args, cwd: "/", env: PROBE_ENV, maxBytes: 64 * 1024 });
+  if (through) {
+    const timer = setTimeout(() => through.kill(), PROBE_TIMEOUT_MS);
+    const result = await through.done.finally(() => clearTimeout(timer));
+    if (!result.lost) {
+      const stderr = result.stderr.toString("utf8");
+      if (result.exitCode === 0) return { exitCode: 0, stderr, shortMessage: "" };
+      if (result.signal) {
+        const shortMessage = `killed with ${result.signal} (no answer within ${PROBE_TIMEOUT_MS / 1000} s)`;
+        return { exitCode: undefined, stderr, shortMessage };
+      }
+      return { exitCode: result.exitCode, stderr, shortMessage: `exit code ${result.exitCode}` };
+    }
+  }
+  return probeSpawned(file, args);
+}
+
+function probeSpawned(file: string, args: string[]): Promise<ProbeResult> {
   return new Promise((resolve) => {
     const err: Buffer[] = [];
     let child: ReturnType<typeof spawn>;
@@ -92,7 +117,7 @@ function probeRun(
     try {
       child = spawn(file, args, {
         cwd: "/",
-        env: { PATH: "/usr/bin:/bin" },
+        env: PROBE_ENV,
         stdio: ["ignore", "ignore", "pipe"],
       });
     } catch (error) {
