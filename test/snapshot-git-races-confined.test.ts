@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -116,6 +117,43 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
     // The walks did happen: some updates got through the swaps (a link to a folder the sandbox
     // hides stops git's add when git opens it).
     expect(errors.length).toBeLessThan(200);
+  });
+});
+
+describe.skipIf(NO_SANDBOX)("the snapshot's git in its bwrap", () => {
+  test("is found in PATH's absolute folders only: a `git` left in the workspace does not run there", {
+    timeout: 60_000,
+  }, async () => {
+    const dir = await trustWorkspace({ "README.md": "hi\n" }, { git: true });
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const snapshot = await snapshotWorkspace(dir);
+    cleanups.push(() => disposeSnapshot(snapshot));
+    // Inside that bwrap only the snapshot's own folder is writable: where the model's git would
+    // leave its mark (and could change what the runner's unconfined git reads later).
+    const marker = path.join(snapshot.tempDir, "model-git-ran");
+    await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
+    const support = await detectSandbox({ env: process.env });
+    if (!support.available) throw new Error(support.reason);
+    const prepared = await prepareSandbox({
+      bwrapPath: support.bwrapPath,
+      workspace: snapshot.root,
+      protectedGlobs: [".git/**"],
+      env: process.env,
+    });
+    cleanups.push(() => prepared.dispose());
+    snapshot.confine = snapshotGitWrapper(prepared.policy, snapshot);
+    const path0 = process.env.PATH;
+    process.env.PATH = `.:${path0 ?? ""}`;
+    cleanups.push(async () => {
+      process.env.PATH = path0;
+    });
+    const tree = await updateTree(snapshot);
+    const names = await gitOrThrow(["ls-tree", "-r", "--name-only", tree], {
+      cwd: snapshot.workTree,
+      env: snapshot.env,
+    });
+    expect(names.split("\n")).toContain("git");
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

@@ -9,6 +9,7 @@ import path from "node:path";
 import { expect, test } from "vitest";
 import { findExecutable } from "../src/system/which.ts";
 import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { tempDir } from "./output-helpers.ts";
 
 async function executable(file: string, mode = 0o755): Promise<void> {
@@ -62,3 +63,36 @@ test("a git in the workspace is not the runner's git, though PATH names the work
   expect(result.code).toBe(0);
   expect(fs.existsSync(marker)).toBe(false);
 });
+
+/**
+ * Sandboxed, the snapshot's git is given to a wrapper that puts it in a bwrap while the model's
+ * processes may live, and hands it back as is before the first command and after the sandbox is
+ * gone: as is, it must still be the git of PATH's absolute folders (at the turn checkpoints before
+ * the first command, and at the end's update).
+ */
+test.skipIf(NO_SANDBOX)(
+  "sandboxed: the snapshot's git, before the first command and after the sandbox, is not a workspace's",
+  { timeout: 60_000 },
+  async () => {
+    const marker = path.join(tempDir("agent-run-which-marker-"), "ran");
+    const dir = await tempWorkspace({
+      "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [write, bash]\nsandbox: auto\n",
+      "s.yml":
+        "turns:\n  - tool_calls:\n      - { name: write, arguments: { path: a.txt, content: one } }\n" +
+        "  - tool_calls:\n      - { name: bash, arguments: { command: 'echo two > b.txt' } }\n" +
+        "  - text: done\n",
+    });
+    await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
+    await chmod(path.join(dir, "git"), 0o755);
+    const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+      cwd: dir,
+      env: { PATH: `.:${process.env.PATH ?? ""}` },
+    });
+    expect(result.stderr).not.toContain("internal error");
+    expect(result.code, result.stderr).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
+    const patch = fs.readFileSync(path.join(dir, ".agent-run", "patch.diff"), "utf8");
+    expect(patch).toContain("+one");
+    expect(patch).toContain("+two");
+  },
+);

@@ -4,6 +4,7 @@
  * patch does not depend on who runs it or where.
  */
 import { spawn } from "node:child_process";
+import path from "node:path";
 import { type SpawnedCommand, spawnThrough } from "../system/spawner.ts";
 import { executablePath } from "../system/which.ts";
 import type { WorkspaceSnapshot } from "./snapshot.ts";
@@ -106,6 +107,10 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
     const file = options.wrap ? "git" : executablePath("git", env);
     const plain = { file, args: argv, cwd: options.cwd, env };
     spawned = options.wrap ? options.wrap(plain) : plain;
+    // A wrapper may hand the command back as is (no process of the model's lives): still the git
+    // of PATH's absolute folders then, never a `git` that a relative folder names in the workspace.
+    if (!path.isAbsolute(spawned.file))
+      spawned = { ...spawned, file: executablePath(spawned.file, spawned.env) };
   } catch (error) {
     return failedToStart(command, error);
   }

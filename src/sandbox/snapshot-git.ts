@@ -48,6 +48,12 @@ export function snapshotGitWrapper(
   return (command) => {
     const env: Record<string, string> = { HOME: policy.home };
     for (const [name, value] of Object.entries(command.env)) if (GIT_ENV.test(name)) env[name] = value;
+    // bwrap finds `git` in this PATH, in the workspace as its folder: never through a relative
+    // entry, where a `git` the model left would run with the snapshot's private git dir writable.
+    if (env.PATH !== undefined)
+      env.PATH = env.PATH.split(":")
+        .filter((dir) => dir.startsWith("/"))
+        .join(":");
     const { file, args } = bubblewrapCommand({ ...view, env }, [command.file, ...command.args], command.cwd);
     return { file, args, cwd: command.cwd, env };
   };
