@@ -62,5 +62,9 @@ if (isMainModule() && !refuseOldNode()) {
     await runChild();
   } else {
     await start();
+    // Done: ending now skips the heap's teardown (see system/exit-now.ts).
+    const { exitWhenFlushed } = await import("../system/exit-now.ts");
+    const code = Number(process.exitCode ?? 0);
+    await exitWhenFlushed(Number.isInteger(code) ? code : 1);
   }
 }

@@ -10,6 +10,7 @@
  * runner: either way, maybe twice) end the run as interrupted, so its outputs are still written.
  */
 import { errorText, exitCodeOf } from "../core/errors.ts";
+import { exitWhenFlushed } from "../system/exit-now.ts";
 import { createProgressTracker } from "./progress-tracker.ts";
 import {
   isRunRequest,
@@ -19,9 +20,6 @@ import {
   type RunRequest,
 } from "./run-protocol.ts";
 import type { ActionRunResult } from "./runner-types.ts";
-
-/** How long the process may linger after its reply before it exits anyway, in ms. */
-const EXIT_GRACE_MS = 5_000;
 
 /** Runs one request. Never throws: every failure is a reply. */
 export async function runChild(): Promise<void> {
@@ -44,7 +42,8 @@ export async function runChild(): Promise<void> {
   const reply = await execute(request, controller.signal);
   await new Promise<void>((resolve) => process.send?.(reply, undefined, {}, () => resolve()));
   process.disconnect?.();
-  setTimeout(() => process.exit(0), EXIT_GRACE_MS).unref();
+  // The action waits for this process to end: ending now skips the heap's teardown (exit-now.ts).
+  await exitWhenFlushed(0);
 }
 
 function receiveRequest(): Promise<RunRequest> {

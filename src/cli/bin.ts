@@ -5,6 +5,7 @@
  * this file stays small and parses on old Node (DESIGN §7).
  */
 import { enableCompileCache } from "../system/compile-cache.ts";
+import { exitWhenFlushed } from "../system/exit-now.ts";
 import { nodeVersionProblem } from "../system/node-version.ts";
 
 const problem = nodeVersionProblem();
@@ -15,17 +16,14 @@ if (problem) {
 } else {
   enableCompileCache();
   const { main } = await import("./main.ts");
-  await main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      // Only a bug gets here; say so plainly, keep the stack for the report, and use the
-      // infrastructure code so CI retries rather than blaming the task.
-      process.stderr.write(
-        `agent-run: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exitCode = 4; // EXIT.error
-    },
-  );
+  const code = await main(process.argv.slice(2)).catch((error: unknown) => {
+    // Only a bug gets here; say so plainly, keep the stack for the report, and use the
+    // infrastructure code so CI retries rather than blaming the task.
+    process.stderr.write(
+      `agent-run: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    return 4; // EXIT.error
+  });
+  // The outputs are written: ending now skips the heap's teardown (see exit-now.ts).
+  await exitWhenFlushed(code);
 }
