@@ -25,11 +25,12 @@ export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
 // "r PATH" removes one now (in the background), "c PATH" watches a cgroup, "s DIR" removes (in the
 // background) the run temp dirs in DIR of processes that are gone (run-temp.ts's names: the PID
 // after "agent-run-pid", a purpose of lowercase letters and dashes, six letters or digits; alive is
-// a /proc entry, or where there is no /proc, \`ps\` knowing the PID, another user's too). On EOF:
-// SIGKILL each group, then each cgroup's tasks (until it can be removed), then each process whose
-// environment holds the marker, then rm -rf.
+// a /proc entry, or where there is no /proc, \`ps\` knowing the PID, another user's too), "m" says a
+// child was given the marker. On EOF: SIGKILL each group, then each cgroup's tasks (until it can be
+// removed), then (after an "m") each process whose environment holds the marker, then rm -rf of the
+// watched paths still there (one the runner removed costs no rm).
 const REAPER_SCRIPT = `
-marker="$1"; groups=""; dirs=""; cgroups=""
+marker="$1"; groups=""; dirs=""; cgroups=""; marked=""
 alive() {
   if [ -d /proc/self ]; then [ -d "/proc/$1" ]; else ps -p "$1" >/dev/null 2>&1; fi
 }
@@ -53,6 +54,7 @@ while IFS= read -r line; do
     "c "*) cgroups="$cgroups\${line#c }
 " ;;
     "s "*) sweep "\${line#s }" & ;;
+    "m") marked=1 ;;
   esac
 done
 for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
@@ -65,10 +67,14 @@ printf '%s' "$cgroups" | while IFS= read -r c; do
     sleep 0.02 2>/dev/null || sleep 1; n=$((n + 1))
   done
 done
-for f in $(grep -l -s -a -F -e "$marker" /proc/[0-9]*/environ 2>/dev/null); do
-  p="\${f#/proc/}"; p="\${p%/environ}"; [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
+if [ -n "$marked" ]; then
+  for f in $(grep -l -s -a -F -e "$marker" /proc/[0-9]*/environ 2>/dev/null); do
+    p="\${f#/proc/}"; p="\${p%/environ}"; [ "$p" = "$$" ] || kill -KILL "$p" 2>/dev/null
+  done
+fi
+printf '%s' "$dirs" | while IFS= read -r d; do
+  if [ -n "$d" ] && { [ -e "$d" ] || [ -L "$d" ]; }; then rm -rf -- "$d"; fi
 done
-printf '%s' "$dirs" | while IFS= read -r d; do [ -n "$d" ] && rm -rf -- "$d"; done
 `;
 
 let reaper: ChildProcess | undefined;
@@ -79,6 +85,7 @@ let markerGiven = false;
 
 /** `AGENTRUN_OWNER=<token>` for a child's environment: the reaper kills what carries it. */
 export function ownerMarkerEnv(): Record<string, string> {
+  if (!markerGiven) send("m");
   markerGiven = true;
   return { [OWNER_MARKER_VAR]: token };
 }
