@@ -114,50 +114,67 @@ export interface SetupSandboxInput {
 export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox> {
   const { spec } = input;
   // Credentials in the git configs (the workspace's, the system's, the user's) are redacted
-  // whatever the mode: read tools and unsandboxed commands can see them.
-  const gitSecrets = (await findGitCredentials(input.workspace, input.env)).flatMap(
-    (config) => config.secrets,
-  );
-  const none: RunSandbox = { state: "none", notes: [], gitSecrets, dispose: async () => {} };
+  // whatever the mode: read tools and unsandboxed commands can see them. They are read, and the
+  // process cap made, while bubblewrap is probed: all three are on the way to the first request.
+  const credentials = findGitCredentials(input.workspace, input.env);
   const { runsCommands, usesFiles, notOnlyBash } = sandboxNeeds(spec);
-  if (!runsCommands && !usesFiles) return none;
+  const capping =
+    runsCommands || (usesFiles && spec.sandbox !== "off")
+      ? createProcessCap({ limit: spec.caps.processes })
+      : undefined;
+  const support =
+    spec.sandbox !== "off" && (runsCommands || usesFiles) ? detectSandbox({ env: input.env }) : undefined;
+  const gitSecrets = (await credentials).flatMap((config) => config.secrets);
+  const none = async (): Promise<RunSandbox> => {
+    await (await capping)?.dispose();
+    return { state: "none", notes: [], gitSecrets, dispose: async () => {} };
+  };
+  const refuse = async (error: RunSetupError): Promise<never> => {
+    await (await capping)?.dispose();
+    throw error;
+  };
+  if (!runsCommands && !usesFiles) return none();
 
-  if (spec.sandbox === "off") {
-    if (!runsCommands) return none;
+  if (!support || !capping) {
+    if (!runsCommands || !capping) return none();
     return unsandboxed(
-      spec,
+      await capping,
       gitSecrets,
       "bash and command hooks ran without a sandbox (sandbox: off in the task spec).",
     );
   }
-  const support = await detectSandbox({ env: input.env });
-  if (!support.available) {
-    const why = support.reason ?? "bubblewrap is unavailable";
+  const answer = await support;
+  if (!answer.available) {
+    const why = answer.reason ?? "bubblewrap is unavailable";
     if (spec.sandbox === "required") {
-      throw new RunSetupError(
-        "sandbox_unavailable",
-        `the task requires a sandbox (sandbox: required), but ${why}`,
+      return refuse(
+        new RunSetupError(
+          "sandbox_unavailable",
+          `the task requires a sandbox (sandbox: required), but ${why}`,
+        ),
       );
     }
-    if (!runsCommands) return none;
+    if (!runsCommands) return none();
     if (!input.trusted) {
-      throw new RunSetupError(
-        "sandbox_unavailable",
-        `the trigger is untrusted, so bash and command hooks must run in a sandbox (sandbox: auto), but ${why}`,
+      return refuse(
+        new RunSetupError(
+          "sandbox_unavailable",
+          `the trigger is untrusted, so bash and command hooks must run in a sandbox (sandbox: auto), but ${why}`,
+        ),
       );
     }
     return unsandboxed(
-      spec,
+      await capping,
       gitSecrets,
       `bash and command hooks ran without a sandbox (sandbox: auto, trusted trigger): ${why}.`,
     );
   }
 
-  const cap = await createProcessCap({ limit: spec.caps.processes });
+  const cap = await capping;
   let prepared: PreparedSandbox;
   try {
     prepared = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
+      bwrapPath: answer.bwrapPath,
       workspace: input.workspace,
       protectedGlobs: input.protectedGlobs,
       network: spec.sandboxNetwork,
@@ -270,8 +287,7 @@ function capWarnings(cap: ProcessCap): string[] {
 }
 
 /** Commands run as they are, each started under the run's process cap. */
-async function unsandboxed(spec: TaskSpec, gitSecrets: string[], why: string): Promise<RunSandbox> {
-  const cap: ProcessCap = await createProcessCap({ limit: spec.caps.processes });
+function unsandboxed(cap: ProcessCap, gitSecrets: string[], why: string): RunSandbox {
   const { launcher } = cap;
   const base: RunSandbox = {
     state: "unsandboxed",
