@@ -10,11 +10,15 @@ import { type MockLlm, startMockLlm } from "./mock-llm/server.ts";
 
 /**
  * Issue 18: what a run needs of the model catalog (its model's price and context window, the
- * provider's ids) is kept in the user's cache folder per catalog version and day, so that a later
- * run that day prices its first response without compiling the catalog's 0.8 MB. The answers are
- * the catalog's own; a cache that is broken or lacks the model is as if there were none.
+ * provider's ids) comes without compiling the catalog's 0.8 MB where it can: for the models the
+ * SDKs list whose price has no date condition, from answers bundled with the build
+ * (src/providers/catalog-answers.json); for others, from the user's cache folder, per catalog
+ * version and day, once a run that day loaded the catalog. The answers are the catalog's own; a
+ * cache that is broken or lacks the model is as if there were none.
  */
 const SONNET = { provider: "anthropic", id: "claude-sonnet-5-5" };
+/** A dated id: the catalog prices it (as claude-sonnet-5), the bundled answers do not name it. */
+const DATED = { provider: "anthropic", id: "claude-sonnet-5-5-20260101" };
 let cacheHome: string;
 const saved = process.env.XDG_CACHE_HOME;
 beforeAll(async () => {
@@ -43,11 +47,36 @@ test("src/providers/catalog-version.json names the installed catalog (the cache'
   expect(catalogVersion.version, "update src/providers/catalog-version.json").toBe(installed);
 });
 
+test("src/providers/catalog-answers.json is what the bundled catalog answers (npm run catalog-answers)", async () => {
+  const file = await readFile(new URL("../src/providers/catalog-answers.json", import.meta.url), "utf8");
+  const { renderBundledAnswers } = await import("../src/providers/catalog-answers.ts");
+  expect(file, "run npm run catalog-answers").toBe(await renderBundledAnswers());
+});
+
+test("a model the SDKs list is answered from the bundled answers: no catalog, no cache", async () => {
+  const bundled = await fresh();
+  await bundled.loadCatalogFor([SONNET, { provider: "openai", id: "gpt-5.4-mini" }]);
+  expect(bundled.catalogLoaded()).toBe(false);
+  const catalog = await fresh();
+  await catalog.loadCatalog();
+  const now = new Date();
+  for (const { provider, id } of [SONNET, { provider: "openai", id: "gpt-5.4-mini" }]) {
+    expect(bundled.catalogEntry(provider, id, now)).toEqual(catalog.catalogEntry(provider, id, now));
+  }
+  expect(bundled.catalogEntry(SONNET.provider, SONNET.id, now)?.pricing).toMatchObject({
+    input: 2,
+    output: 10,
+  });
+  expect(bundled.catalogIds("anthropic")).toEqual(catalog.catalogIds("anthropic"));
+  // Nothing was loaded, so nothing was written.
+  expect(await readdir(cacheHome)).toEqual([]);
+});
+
 test("the first load writes the answers; a later process answers from them without the catalog", async () => {
   const first = await fresh();
-  await first.loadCatalogFor([SONNET]);
+  await first.loadCatalogFor([DATED]);
   expect(first.catalogLoaded()).toBe(true);
-  const expected = first.catalogEntry(SONNET.provider, SONNET.id, new Date());
+  const expected = first.catalogEntry(DATED.provider, DATED.id, new Date());
   expect(expected?.pricing).toMatchObject({ input: 2, output: 10 });
   const ids = first.catalogIds("anthropic");
 
@@ -55,16 +84,16 @@ test("the first load writes the answers; a later process answers from them witho
   expect(file).toMatch(/^catalog-answers-\d+\.\d+\.\d+\.json$/);
 
   const later = await fresh();
-  await later.loadCatalogFor([SONNET]);
+  await later.loadCatalogFor([DATED]);
   expect(later.catalogLoaded()).toBe(false);
-  expect(later.catalogEntry(SONNET.provider, SONNET.id, new Date())).toEqual(expected);
+  expect(later.catalogEntry(DATED.provider, DATED.id, new Date())).toEqual(expected);
   expect(later.catalogIds("anthropic")).toEqual(ids);
   // A model the cache does not hold: the catalog is loaded after all, and the cache grows.
-  const opus = { provider: "anthropic", id: "claude-opus-4-1" };
+  const opus = { provider: "anthropic", id: "claude-opus-4-1-20250805" };
   await later.loadCatalogFor([opus]);
   expect(later.catalogLoaded()).toBe(true);
   const third = await fresh();
-  await third.loadCatalogFor([SONNET, opus]);
+  await third.loadCatalogFor([DATED, opus]);
   expect(third.catalogLoaded()).toBe(false);
   expect(third.catalogEntry(opus.provider, opus.id, new Date())?.id).toBe("claude-opus-4-1");
 });
@@ -93,7 +122,7 @@ test("a broken cache is ignored and written anew", async () => {
       copy.entries[key].contextWindow = "200000";
     }),
     spoilt((copy) => {
-      copy.ids[idsKey] = "claude-sonnet-5-5";
+      copy.ids[idsKey] = "claude-sonnet-5";
     }),
     spoilt((copy) => {
       copy.entries = [copy.entries[key]];
@@ -102,9 +131,9 @@ test("a broken cache is ignored and written anew", async () => {
   for (const broken of ["not json", '{"entries":{"x":{"id":1}},"ids":{}}', "null", ...wrongKinds]) {
     await writeFile(file, broken);
     const module = await fresh();
-    await module.loadCatalogFor([SONNET]);
+    await module.loadCatalogFor([DATED]);
     expect(module.catalogLoaded()).toBe(true);
-    expect(module.catalogEntry(SONNET.provider, SONNET.id, new Date())?.pricing?.input).toBe(2);
+    expect(module.catalogEntry(DATED.provider, DATED.id, new Date())?.pricing?.input).toBe(2);
     expect(JSON.parse(await readFile(file, "utf8")).entries).toBeTypeOf("object");
   }
 });
@@ -115,13 +144,33 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
+test("through the bundled CLI, on a fresh machine: the model is priced from the bundled answers", async () => {
+  const home = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-cli-"));
+  try {
+    const dir = await tempWorkspace({
+      "task.yml": "model: anthropic:claude-sonnet-5-5\nprompt: write note.txt\ntools: [write]\n",
+    });
+    const result = await runCli([path.join(dir, "task.yml")], {
+      env: { XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: mock.url },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
+    expect(usage.cost_usd).toBeCloseTo((2100 * 2 + 60 * 10) / 1e6, 12);
+    // The catalog was not loaded: it would have left its answers in the cache folder.
+    expect(await readdir(home)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+});
+
 test("through the bundled CLI: two runs price alike, the second from the cache", async () => {
   const home = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-cli-"));
   try {
     const costs: number[] = [];
     for (let run = 0; run < 2; run++) {
       const dir = await tempWorkspace({
-        "task.yml": "model: anthropic:claude-sonnet-5-5\nprompt: write note.txt\ntools: [write]\n",
+        "task.yml": `model: anthropic:${DATED.id}\nprompt: write note.txt\ntools: [write]\n`,
       });
       const result = await runCli([path.join(dir, "task.yml")], {
         env: { XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: mock.url },
@@ -134,9 +183,9 @@ test("through the bundled CLI: two runs price alike, the second from the cache",
     expect(costs[1]).toBe(costs[0]);
     const [name] = await readdir(path.join(home, "agent-run"));
     const cache = JSON.parse(await readFile(path.join(home, "agent-run", name as string), "utf8"));
-    expect(
-      Object.keys(cache.entries).some((key) => key.endsWith("\u0000anthropic\u0000claude-sonnet-5-5")),
-    ).toBe(true);
+    expect(Object.keys(cache.entries).some((key) => key.endsWith(`\u0000anthropic\u0000${DATED.id}`))).toBe(
+      true,
+    );
   } finally {
     await rm(home, { recursive: true, force: true });
   }
@@ -152,13 +201,12 @@ test("a run with a cost limit prices from the catalog itself, whatever the cache
     await writeFile(
       path.join(home, "agent-run", `catalog-answers-${catalogVersion.version}.json`),
       JSON.stringify({
-        entries: { [`${day}\u0000anthropic\u0000claude-sonnet-5-5`]: free },
+        entries: { [`${day}\u0000anthropic\u0000${DATED.id}`]: free },
         ids: { [`${day}\u0000anthropic`]: ["claude-sonnet-5"] },
       }),
     );
     const dir = await tempWorkspace({
-      "task.yml":
-        "model: anthropic:claude-sonnet-5-5\nprompt: write note.txt\ntools: [write]\nlimits: { max_cost_usd: 5 }\n",
+      "task.yml": `model: anthropic:${DATED.id}\nprompt: write note.txt\ntools: [write]\nlimits: { max_cost_usd: 5 }\n`,
     });
     const result = await runCli([path.join(dir, "task.yml")], {
       env: { XDG_CACHE_HOME: home, ANTHROPIC_API_KEY: "test-key", ANTHROPIC_BASE_URL: mock.url },

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ModelPricing } from "../core/types.ts";
+import bundledFile from "./catalog-answers.json" with { type: "json" };
 import catalogPackage from "./catalog-version.json" with { type: "json" };
 import { num, obj, str } from "./wire-utils.ts";
 
@@ -53,12 +54,67 @@ export async function loadCatalogFor(models: Array<{ provider: string; id: strin
       (model) =>
         answers.has(entryKey(day, model.provider, model.id)) && answeredIds.has(idsKey(day, model.provider)),
     );
+  for (const { provider, id } of models) answerFromBundle(day, provider, id);
+  if (known()) return;
   cacheRead ??= readAnswers();
   await cacheRead;
   if (known()) return;
   await loadCatalog();
   // The provider asks twice per response: the first to get here writes the answers.
   if (catalog && !known()) await saveAnswers(models, day);
+}
+
+/**
+ * The catalog's answers that are the same on every day, for the ids the providers' SDKs list and
+ * the catalog's own: built from the bundled catalog by scripts/gen-catalog-answers.ts (`npm run
+ * catalog-answers`; a test fails while the file is stale). So a run on a fresh machine (a hosted
+ * CI runner: no answers cache yet) prices its responses without loading the catalog (~25 ms of
+ * compiling and running its 0.8 MB on a fast machine, 60-100 ms on a slow one). A model whose
+ * price has a date or time condition is not in it: the catalog answers for it.
+ */
+export interface BundledAnswers {
+  /** The catalog version the answers are from. */
+  catalog: string;
+  /** `<provider>\0<id>` → the entry, or null: the catalog lacks that model. */
+  entries: Record<string, CatalogEntry | null>;
+  /** Each provider's ids in the catalog. */
+  ids: Record<string, string[]>;
+}
+
+const bundled = bundledFile as unknown as BundledAnswers;
+
+function answerFromBundle(day: string, provider: string, id: string): void {
+  if (bundled.catalog !== catalogPackage.version) return;
+  const entry = bundled.entries[`${provider}\u0000${id}`];
+  const ids = bundled.ids[provider];
+  if (entry === undefined || ids === undefined) return;
+  answers.set(entryKey(day, provider, id), entry);
+  answeredIds.set(idsKey(day, provider), ids);
+}
+
+/**
+ * What catalog-answers.json holds for `ids` (per provider), computed from the catalog itself: the
+ * entry of each id whose price has no condition (or null when the catalog lacks it), and each
+ * provider's ids.
+ */
+export async function dayIndependentAnswers(ids: Record<string, readonly string[]>): Promise<BundledAnswers> {
+  const module = await import("@pydantic/genai-prices");
+  const result: BundledAnswers = { catalog: catalogPackage.version, entries: {}, ids: {} };
+  const now = new Date();
+  for (const [provider, list] of Object.entries(ids)) {
+    const own = idsOf(module, provider);
+    result.ids[provider] = own;
+    for (const id of [...new Set([...list, ...own])].sort()) {
+      const found = module.calcPrice({ input_tokens: 0, output_tokens: 0 }, id, {
+        providerId: provider,
+        timestamp: now,
+      });
+      const prices = found?.model.prices;
+      if (Array.isArray(prices) && prices.some((price) => price.constraint !== undefined)) continue;
+      result.entries[`${provider}\u0000${id}`] = entryOf(module, provider, id, now) ?? null;
+    }
+  }
+  return result;
 }
 
 function cacheFile(): string | undefined {
