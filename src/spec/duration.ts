@@ -1,4 +1,9 @@
-import { DURATION_PATTERN } from "./schema.ts";
+/**
+ * `120s`, `20m`, `1h30m`, `500ms`; a bare number means seconds. Here rather than in ./schema.ts,
+ * which builds the spec's zod schema: the CLI parses `--timeout` with it, and `agent-run --version`
+ * would load zod (~20 ms) for nothing.
+ */
+export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { THINKING_LEVELS, type ThinkingLevel } from "../core/types.ts";
 import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
+import { DURATION_PATTERN } from "./duration.ts";
 
 /**
  * The task spec as written in YAML (DESIGN §3). This one zod schema gives the raw TypeScript
@@ -13,8 +14,7 @@ import { EXAMPLE_MODEL } from "../providers/model-ref.ts";
 export const KNOWN_TOOLS = ["bash", "read", "write", "edit", "grep", "find", "ls"] as const;
 export type KnownToolName = (typeof KNOWN_TOOLS)[number];
 
-/** `120s`, `20m`, `1h30m`, `500ms`; a bare number means seconds. */
-export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+export { DURATION_PATTERN } from "./duration.ts";
 
 /** `32MiB`, `1GiB`, `512KiB` (powers of 1024), `100MB` (powers of 1000), `64B`; a bare number means bytes. */
 export const SIZE_PATTERN = /^\d+(?:\.\d+)?\s?(?:[kKmMgG][iI]?)?[bB]$/;
