@@ -1,0 +1,1 @@
+export{n as exitWhenFlushed}from"./exit-now-Dj0YP5ur.js";

@@ -1,0 +1,1 @@
+export{i as runProcess}from"./process-S6MiEQtF.js";

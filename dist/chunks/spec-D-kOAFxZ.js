@@ -1,1 +1,0 @@
-import"./spec-file-B9W6dFVM.js";import"./duration-Bh68Mtps.js";export{v as taskJsonSchema}from"./spec-BvyCWGP1.js";
