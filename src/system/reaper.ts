@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
+import os from "node:os";
 import { executablePath } from "./which.ts";
 
 /** The environment variable every child of a runner carries (set by runProcess); its value is per runner. */
@@ -114,6 +115,15 @@ function start(): void {
     child.stdin?.on("error", () => {});
     child.unref();
     (child.stdin as Socket | null)?.unref();
+    // Its removals run beside the run's last steps (a snapshot's store, the sandbox's folder) and
+    // its end beside the next run's start: at the lowest priority they take only idle CPU.
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, 19);
+      } catch {
+        // Not allowed here: it runs at the runner's priority.
+      }
+    }
     reaper = child;
   } catch {
     reaper = undefined;
