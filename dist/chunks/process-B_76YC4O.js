@@ -1,1 +1,0 @@
-export{i as runProcess}from"./process-S6MiEQtF.js";
