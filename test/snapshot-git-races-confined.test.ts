@@ -64,6 +64,20 @@ async function race(): Promise<Race> {
   return { snapshot, canary };
 }
 
+/** The wrapper that puts `snapshot`'s git in a bwrap of a sandbox prepared for its workspace. */
+async function snapshotGitFor(snapshot: WorkspaceSnapshot) {
+  const support = await detectSandbox({ env: process.env });
+  if (!support.available) throw new Error(support.reason);
+  const prepared = await prepareSandbox({
+    bwrapPath: support.bwrapPath,
+    workspace: snapshot.root,
+    protectedGlobs: [".git/**"],
+    env: process.env,
+  });
+  cleanups.push(() => prepared.dispose());
+  return snapshotGitWrapper(prepared.policy, snapshot);
+}
+
 /** Updates the snapshot `times` times; how many trees or errors held the canary, and every error's text. */
 async function updates(snapshot: WorkspaceSnapshot, canary: string, times: number) {
   let leaked = 0;
@@ -99,16 +113,7 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
     timeout: 90_000,
   }, async () => {
     const { snapshot, canary } = await race();
-    const support = await detectSandbox({ env: process.env });
-    if (!support.available) throw new Error(support.reason);
-    const prepared = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace: snapshot.root,
-      protectedGlobs: [".git/**"],
-      env: process.env,
-    });
-    cleanups.push(() => prepared.dispose());
-    const wrap = snapshotGitWrapper(prepared.policy, snapshot);
+    const wrap = await snapshotGitFor(snapshot);
     expect(wrap).toBeDefined();
     snapshot.confine = wrap;
     const { leaked, errors } = await updates(snapshot, canary, 200);
@@ -132,16 +137,7 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git in its bwrap", () => {
     // leave its mark (and could change what the runner's unconfined git reads later).
     const marker = path.join(snapshot.tempDir, "model-git-ran");
     await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
-    const support = await detectSandbox({ env: process.env });
-    if (!support.available) throw new Error(support.reason);
-    const prepared = await prepareSandbox({
-      bwrapPath: support.bwrapPath,
-      workspace: snapshot.root,
-      protectedGlobs: [".git/**"],
-      env: process.env,
-    });
-    cleanups.push(() => prepared.dispose());
-    snapshot.confine = snapshotGitWrapper(prepared.policy, snapshot);
+    snapshot.confine = await snapshotGitFor(snapshot);
     const path0 = process.env.PATH;
     process.env.PATH = `.:${path0 ?? ""}`;
     cleanups.push(async () => {

@@ -161,28 +161,34 @@ async function gitThroughSpawner(
   try {
     const result = await through.done;
     if (result.lost) return undefined;
-    const { tooLarge } = result;
-    const failed = tooLarge || timedOut || result.exitCode !== 0;
-    const shortMessage = !failed
-      ? ""
-      : timedOut
-        ? `Command timed out after ${options.timeoutMs} milliseconds: ${command}`
-        : tooLarge
-          ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
-          : result.signal
-            ? `Command was killed with ${result.signal}: ${command}`
-            : `Command failed with exit code ${result.exitCode}: ${command}`;
+    const { tooLarge, exitCode, signal } = result;
+    const failed = tooLarge || timedOut || exitCode !== 0;
     return {
-      exitCode: result.exitCode,
+      exitCode,
       stdout: result.stdout.toString("utf8"),
       stderr: result.stderr.toString("utf8"),
       failed,
-      shortMessage,
+      shortMessage: failed ? whyFailed(command, { timedOut, tooLarge, signal, exitCode }, options) : "",
     };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** The one line saying why a git command failed, however it was started. */
+function whyFailed(
+  command: string,
+  how: { timedOut: boolean; tooLarge: boolean; error?: Error; signal?: string; exitCode: number | undefined },
+  options: Pick<GitOptions, "timeoutMs">,
+): string {
+  if (how.timedOut) return `Command timed out after ${options.timeoutMs} milliseconds: ${command}`;
+  if (how.tooLarge) return `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`;
+  if (how.error) {
+    return `Command failed with ${(how.error as NodeJS.ErrnoException).code ?? how.error.message}: ${command}`;
+  }
+  if (how.signal) return `Command was killed with ${how.signal}: ${command}`;
+  return `Command failed with exit code ${how.exitCode}: ${command}`;
 }
 
 function gitSpawned(command: string, spawned: GitCommand, options: GitOptions): Promise<GitResult> {
@@ -199,23 +205,14 @@ function gitSpawned(command: string, spawned: GitCommand, options: GitOptions): 
       settled = true;
       clearTimeout(timer);
       const failed = tooLarge || timedOut || error !== undefined || exitCode !== 0;
-      const shortMessage = !failed
-        ? ""
-        : timedOut
-          ? `Command timed out after ${options.timeoutMs} milliseconds: ${command}`
-          : tooLarge
-            ? `Command printed more than ${GIT_MAX_BUFFER} bytes: ${command}`
-            : error
-              ? `Command failed with ${(error as NodeJS.ErrnoException).code ?? error.message}: ${command}`
-              : signal
-                ? `Command was killed with ${signal}: ${command}`
-                : `Command failed with exit code ${exitCode}: ${command}`;
       resolve({
         exitCode,
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
         failed,
-        shortMessage,
+        shortMessage: failed
+          ? whyFailed(command, { timedOut, tooLarge, error, signal: signal ?? undefined, exitCode }, options)
+          : "",
       });
     };
     let child: ReturnType<typeof spawn>;

@@ -1,11 +1,11 @@
 /**
- * Starts the runner's own short commands (git) from a small `sh` that lives as long as the runner,
- * instead of from the runner's process. Node forks its whole process for every child and waits
- * until the child has called `exec`: the copy of its page tables and the child's teardown of them
- * block the runner's thread for the whole of it, ~10 ms a command on a virtual machine whose page
- * tables are costly (a PVM guest: `spawn` of `git --version` 11 ms from Node, 6.5 ms from dash,
- * whose fork copies a few hundred KB). A snapshot and a patch are six git commands or so, each
- * once at the start and the end of a run: ~60 ms of a one-turn task's thread.
+ * Starts the runner's own short commands (git, the bubblewrap probe) from a small `sh` that lives
+ * as long as the runner, instead of from the runner's process. Node forks its whole process for
+ * every child and waits until the child has called `exec`: the copy of its page tables and the
+ * child's teardown of them block the runner's thread, 6-9 ms a command on a virtual machine whose
+ * page tables are costly (a PVM guest: `spawn` of `git --version` 11 ms from Node, 6.5 ms from
+ * dash, whose fork copies a few hundred KB), ~2 ms through the spawner. A snapshot is six git
+ * commands, the end of a changing run four, each checkpoint four.
  *
  * How: each command is written as a few lines of sh into a file of the spawner's folder (its
  * arguments single-quoted, its environment set as differences from the spawner's own), and the
