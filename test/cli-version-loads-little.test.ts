@@ -1,8 +1,9 @@
 /**
  * `agent-run --version` and `--help` start fast: they load none of the bundle's heavy chunks, the
  * task spec's zod schema first among them (~20 ms of a start on a slow machine; `--timeout`'s
- * duration pattern once pulled it in through spec/schema.ts). Checked on the bundle users run, by
- * the files Node loads.
+ * duration pattern once pulled it in through spec/schema.ts). `validate` of a task whose model the
+ * bundled catalog answers name does not load the model catalog (0.8 MB). Checked on the bundle
+ * users run, by the files Node loads.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -18,10 +19,10 @@ afterAll(async () => {
 });
 
 /** The bundle's files Node loaded for `args`, by a resolve hook that writes them down at exit. */
-async function loadedFiles(args: string[]): Promise<string[]> {
+async function loadedFiles(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   dir ??= await mkdtemp(path.join(os.tmpdir(), "agent-run-loaded-"));
   const hook = path.join(dir, "hook.mjs");
-  const list = path.join(dir, `loaded-${args.join("-")}.txt`);
+  const list = path.join(dir, `loaded-${args.length}-${Math.random().toString(36).slice(2)}.txt`);
   await writeFile(
     hook,
     [
@@ -32,7 +33,10 @@ async function loadedFiles(args: string[]): Promise<string[]> {
       `process.on("exit", () => writeFileSync(${JSON.stringify(list)}, urls.join("\\n")));`,
     ].join("\n"),
   );
-  const result = spawnSync(process.execPath, ["--import", hook, BUILT_CLI, ...args], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", hook, BUILT_CLI, ...args], {
+    encoding: "utf8",
+    env,
+  });
   expect(result.status, result.stderr).toBe(0);
   return readFileSync(list, "utf8")
     .split("\n")
@@ -45,4 +49,18 @@ test.for([["--version"], ["--help"]])("%s loads no zod", async (args) => {
   for (const url of files) {
     expect(readFileSync(new URL(url), "utf8"), url).not.toContain("$ZodType");
   }
+});
+
+test.for([
+  ["a model the SDK lists", false, "anthropic:claude-sonnet-5-5"],
+  ["a dated id only the catalog's rules know", true, "anthropic:claude-sonnet-5-5-20260101"],
+] as const)("validate of a task with %s loads the model catalog: %s", async ([, loads, model]) => {
+  dir ??= await mkdtemp(path.join(os.tmpdir(), "agent-run-loaded-"));
+  const task = path.join(dir, `task-${loads}.yml`);
+  await writeFile(task, `model: ${model}\nprompt: hi\ntools: [read]\n`);
+  // A fresh cache folder: no answers of an earlier run stand in for the catalog.
+  const cache = await mkdtemp(path.join(dir, "cache-"));
+  const files = await loadedFiles(["validate", task], { ...process.env, XDG_CACHE_HOME: cache });
+  const catalog = files.filter((url) => readFileSync(new URL(url), "utf8").includes("pricing_urls"));
+  expect(catalog.length > 0).toBe(loads);
 });

@@ -83,6 +83,17 @@ export function loadModelCatalogFor(models: Model[]): Promise<void> {
 }
 
 /**
+ * What the spec's checks need of the catalog for `models` (whether each is known, its price and
+ * context window, the provider's ids for did-you-mean), as `loadModelCatalogFor` finds it, for
+ * every `anthropic` and `openai` model whatever the spec gives: `agent-run validate` then loads
+ * the catalog only for an id the bundled answers do not name. Never rejects.
+ */
+export function loadModelCatalogForChecks(models: Model[]): Promise<void> {
+  const asked = models.filter((model) => isSdkProvider(model.provider));
+  return asked.length === 0 ? Promise.resolve() : loadCatalogFor(asked);
+}
+
+/**
  * What is known about `model`, synchronously: the spec's own `context_window`, `max_output_tokens`
  * and `pricing` first, then for `anthropic` and `openai` models the dated supplement, the catalog
  * (once `loadModelCatalog()` has resolved) and the SDK's deprecation list. `openai-compatible`

@@ -1,6 +1,11 @@
 import { modelLabel } from "../core/format.ts";
 import type { Model } from "../core/types.ts";
-import { knownModelIds, loadModelCatalog, type ModelInfo, modelInfo } from "../providers/model-catalog.ts";
+import {
+  knownModelIds,
+  loadModelCatalogForChecks,
+  type ModelInfo,
+  modelInfo,
+} from "../providers/model-catalog.ts";
 import type { SpecProblem } from "./errors.ts";
 import { closest } from "./suggest.ts";
 import type { TaskSpec } from "./types.ts";
@@ -14,19 +19,20 @@ export type ModelProblem = Pick<SpecProblem, "message" | "expected" | "suggestio
  * newest model of its family); an `anthropic` or `openai` id that neither the SDK's list, the
  * catalog nor the supplement knows (with the closest known id); a known model without a price (its
  * cost will be unknown); a model whose context window is unknown (compacted only when the provider
- * answers that the conversation is too long). Loads the catalog first. `now` dates the end of life.
+ * answers that the conversation is too long). Asks the catalog first (its bundled answers, or the
+ * catalog itself for an id they do not name). `now` dates the end of life.
  */
 export async function checkModels(
   spec: TaskSpec,
   at: (fieldPath: PropertyKey[]) => Omit<SpecProblem, "message">,
   options: { now?: Date } = {},
 ): Promise<SpecProblem[]> {
-  await loadModelCatalog();
   const models: Array<{ model: Model; path: PropertyKey[] }> = [{ model: spec.model, path: ["model"] }];
   for (const rule of spec.hooks.prepareNextTurn) {
     if (rule.model)
       models.push({ model: rule.model, path: ["hooks", "prepare_next_turn", rule.index, "model"] });
   }
+  await loadModelCatalogForChecks(models.map((entry) => entry.model));
   const problems: SpecProblem[] = [];
   const seen = new Set<string>();
   for (const { model, path } of models) {
