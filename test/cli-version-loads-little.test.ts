@@ -64,3 +64,24 @@ test.for([
   const catalog = files.filter((url) => readFileSync(new URL(url), "utf8").includes("pricing_urls"));
   expect(catalog.length > 0).toBe(loads);
 });
+
+test("a replayed run prices its recorded model from the bundled answers: no catalog", async () => {
+  dir ??= await mkdtemp(path.join(os.tmpdir(), "agent-run-loaded-"));
+  const work = await mkdtemp(path.join(dir, "replay-"));
+  await writeFile(
+    path.join(work, "task.yml"),
+    "model: anthropic:claude-sonnet-5-5\nprompt: hi\ntools: [read]\n",
+  );
+  await writeFile(
+    path.join(work, "s.yml"),
+    "model: anthropic:claude-sonnet-5-5\nturns:\n  - text: done\n    usage: { input: 1000, output: 10 }\n",
+  );
+  const cache = await mkdtemp(path.join(dir, "cache-"));
+  const files = await loadedFiles([path.join(work, "task.yml"), "--replay", path.join(work, "s.yml")], {
+    ...process.env,
+    XDG_CACHE_HOME: cache,
+  });
+  expect(files.filter((url) => readFileSync(new URL(url), "utf8").includes("pricing_urls"))).toEqual([]);
+  const usage = JSON.parse(readFileSync(path.join(work, ".agent-run", "usage.json"), "utf8"));
+  expect(usage.cost_usd).toBeCloseTo((1000 * 2 + 10 * 10) / 1e6, 12);
+});

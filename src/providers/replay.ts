@@ -2,7 +2,7 @@ import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/pro
 import type { Model, ModelPricing, ProviderErrorInfo } from "../core/types.ts";
 import { priceUsage } from "../core/usage.ts";
 import { MessageBuilder } from "./message-builder.ts";
-import { loadModelCatalog } from "./model-catalog.ts";
+import { loadModelCatalogFor } from "./model-catalog.ts";
 import { parseModelRef } from "./model-ref.ts";
 import { priceFor } from "./pricing.ts";
 import type { ReplaySession, ReplayTurn } from "./replay-format.ts";
@@ -47,7 +47,8 @@ export function createReplayProvider(session: ReplaySession, options: { now?: ()
         cacheRead: u?.cache_read ?? 0,
         cacheWrite: u?.cache_write ?? 0,
       });
-      await loadModelCatalog();
+      // The recorded model's price: from the catalog's bundled answers when they name it.
+      await loadModelCatalogFor([turnModel(turn, session, request.model)]);
       priceTurn(builder, turn, pricingOf(turn, session, request.model));
       if (turn.error !== undefined) {
         const error =
