@@ -83,7 +83,7 @@ test.for([
 
 test("a command is killed on request, before it has started or after", async () => {
   for (const early of [true, false]) {
-    const command = await spawnThrough(request("echo started; exec sleep 30"));
+    const command = await spawnThrough(request("echo started; exec sleep 30.25"));
     if (!command) throw new Error("the spawner did not take the command");
     if (!early) await new Promise((resolve) => setTimeout(resolve, 200));
     const started = performance.now();
@@ -92,7 +92,7 @@ test("a command is killed on request, before it has started or after", async () 
     expect(result).toMatchObject({ exitCode: undefined, signal: "SIGKILL", lost: false });
     expect(performance.now() - started).toBeLessThan(5000);
   }
-  expect(execFileSync("sh", ["-c", "pgrep -f '^sleep 30$' || true"], { encoding: "utf8" })).toBe("");
+  expect(execFileSync("sh", ["-c", "pgrep -f '^sleep 30[.]25$' || true"], { encoding: "utf8" })).toBe("");
 });
 
 test("output past maxBytes is not read", async () => {
