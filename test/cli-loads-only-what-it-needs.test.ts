@@ -1,9 +1,9 @@
 /**
  * `agent-run --version` and `--help` start fast: they load none of the bundle's heavy chunks, the
  * task spec's zod schema first among them (~20 ms of a start on a slow machine; `--timeout`'s
- * duration pattern once pulled it in through spec/schema.ts). `validate` of a task whose model the
- * bundled catalog answers name does not load the model catalog (0.8 MB). Checked on the bundle
- * users run, by the files Node loads.
+ * duration pattern once pulled it in through spec/schema.ts). `validate`, and a run replaying a
+ * session, of a model the catalog's bundled answers name do not load the model catalog (0.8 MB).
+ * Checked on the bundle users run, by the files Node loads.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
