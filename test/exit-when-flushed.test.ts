@@ -1,7 +1,9 @@
 /**
  * The entry points end with `exitWhenFlushed` once their work is done (src/system/exit-now.ts):
  * the process ends with the given code even though something still holds its event loop, and
- * only after everything it wrote to stdout and stderr is out, however slowly the reader reads.
+ * nothing it wrote to stdout and stderr is lost, however slowly the reader reads. (On Linux a
+ * pipe's writes are synchronous, so the output would be whole even without the drain wait, which
+ * is for platforms where they are not; the live timer is what a natural exit would wait on.)
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";

@@ -47,17 +47,26 @@ test("the first executable file of PATH's absolute folders; relative folders are
   expect(findExecutable("sh", "/nonexistent:/usr/bin:/bin", fs)).toMatch(/^\/(usr\/)?bin\/sh$/);
 });
 
-test("a git in the workspace is not the runner's git, though PATH names the working folder first", async () => {
+/**
+ * Replays `files`' s.yml on its task.yml in a workspace holding a `git` that leaves `marker` when it
+ * runs, with the working folder first on PATH.
+ */
+async function runWithWorkspaceGit(files: Record<string, string>) {
   const marker = path.join(tempDir("agent-run-which-marker-"), "ran");
-  const dir = await tempWorkspace({
-    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: say hi\ntools: []\nsandbox: off\n",
-    "s.yml": "turns:\n  - text: hi\n",
-  });
+  const dir = await tempWorkspace(files);
   await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
   await chmod(path.join(dir, "git"), 0o755);
   const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
     cwd: dir,
     env: { PATH: `.:${process.env.PATH ?? ""}` },
+  });
+  return { result, marker, dir };
+}
+
+test("a git in the workspace is not the runner's git, though PATH names the working folder first", async () => {
+  const { result, marker } = await runWithWorkspaceGit({
+    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: say hi\ntools: []\nsandbox: off\n",
+    "s.yml": "turns:\n  - text: hi\n",
   });
   expect(result.stderr).not.toContain("internal error");
   expect(result.code).toBe(0);
@@ -74,19 +83,12 @@ test.skipIf(NO_SANDBOX)(
   "sandboxed: the snapshot's git, before the first command and after the sandbox, is not a workspace's",
   { timeout: 60_000 },
   async () => {
-    const marker = path.join(tempDir("agent-run-which-marker-"), "ran");
-    const dir = await tempWorkspace({
+    const { result, marker, dir } = await runWithWorkspaceGit({
       "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [write, bash]\nsandbox: auto\n",
       "s.yml":
         "turns:\n  - tool_calls:\n      - { name: write, arguments: { path: a.txt, content: one } }\n" +
         "  - tool_calls:\n      - { name: bash, arguments: { command: 'echo two > b.txt' } }\n" +
         "  - text: done\n",
-    });
-    await writeFile(path.join(dir, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`);
-    await chmod(path.join(dir, "git"), 0o755);
-    const result = await runCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
-      cwd: dir,
-      env: { PATH: `.:${process.env.PATH ?? ""}` },
     });
     expect(result.stderr).not.toContain("internal error");
     expect(result.code, result.stderr).toBe(0);

@@ -75,11 +75,9 @@ export function loadModelCatalog(): Promise<void> {
  * window the spec gives, and free-form ones, need none. Never rejects.
  */
 export function loadModelCatalogFor(models: Model[]): Promise<void> {
-  const asked = models.filter(
-    (model) =>
-      isSdkProvider(model.provider) && (model.pricing === undefined || model.contextWindow === undefined),
+  return loadModelCatalogForChecks(
+    models.filter((model) => model.pricing === undefined || model.contextWindow === undefined),
   );
-  return asked.length === 0 ? Promise.resolve() : loadCatalogFor(asked);
 }
 
 /**

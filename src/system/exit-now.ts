@@ -3,7 +3,7 @@
  * natural exit does after the event loop has emptied: Node's teardown of the V8 heap, a `munmap`
  * per page, each flushing the TLBs of every CPU the process ran on. The kernel frees the same memory
  * in one go at exit. On a virtual machine whose page tables are costly (a PVM guest, where every
- * page-table write traps) that teardown was ~40 ms of a one-turn run's wait after its last answer;
+ * page-table write traps) that teardown was ~35 ms of a one-turn run's wait after its last answer;
  * elsewhere it is a few ms.
  *
  * Only for an entry point whose work is done: whatever is still pending (an unref'd timer, a child's
