@@ -1,1 +1,0 @@
-import"./spec-file-B9W6dFVM.js";import"./duration-BHclPShl.js";export{v as taskJsonSchema}from"./spec-k6w2EJdS.js";
