@@ -41,6 +41,7 @@ export const CLEANUP_TIMEOUT_MS = 2000;
 export async function finishRun(ctx: RunContext): Promise<RunResult> {
   const hold = holdStopSignals(ctx);
   try {
+    await settleCheckpoint(ctx, hold.urgent);
     await runCleanups(ctx);
     const leftovers = await killLeftoverProcesses();
     // The bash tool saved full outputs as the commands printed them; like every output, they keep
@@ -135,6 +136,26 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     if (ctx.snapshot) await disposeSnapshot(ctx.snapshot, { background: true }).catch(() => {});
     hold.release();
   }
+}
+
+/**
+ * Waits for a checkpoint's index update in flight, for at most CLEANUP_TIMEOUT_MS or until the
+ * phase is urgent. It runs in a bwrap that binds the sandbox's mount points (the empty folders made
+ * for protected paths that did not exist): were they removed with the sandbox while it starts, it
+ * would fail, and a run that went well would warn that its checkpoint failed (a model answering at
+ * once after a command did, most times), then read the workspace again for the final patch.
+ */
+async function settleCheckpoint(ctx: RunContext, urgent: Promise<void>): Promise<void> {
+  if (!ctx.checkpoints) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    ctx.checkpoints.hold(),
+    urgent,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, CLEANUP_TIMEOUT_MS);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /** Runs each cleanup once, newest first; one that throws or hangs is reported and left behind. */
