@@ -17,14 +17,12 @@ import { unknownCostNote } from "../spec/model-checks.ts";
 import { killLeftoverProcesses } from "../system/process.ts";
 import { TOOL_OUTPUT_DIR } from "./build-tools.ts";
 import { conclude, concludeOutputFailure, type Ended } from "./conclude.ts";
+import { runCleanups, settleCheckpoint } from "./finish-cleanups.ts";
 import { endPatch, type PatchState, partialNote, partialPatch } from "./finish-patch.ts";
 import { holdStopSignals } from "./finish-signals.ts";
 import { type TranscriptMessages, transcriptMessages, writeTranscript } from "./resume/transcript-file.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
-
-/** Each cleanup may take this long before the finish phase goes on without it: 2 s. */
-export const CLEANUP_TIMEOUT_MS = 2000;
 
 /**
  * The finish phase: the end-of-run guarantees live here, whoever called the run. Whatever ended the
@@ -135,50 +133,6 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     // The outputs are written: the reaper may remove the snapshot's store while the run returns.
     if (ctx.snapshot) await disposeSnapshot(ctx.snapshot, { background: true }).catch(() => {});
     hold.release();
-  }
-}
-
-/**
- * Waits for a checkpoint's index update in flight, for at most CLEANUP_TIMEOUT_MS or until the
- * phase is urgent. It runs in a bwrap that binds the sandbox's mount points (the empty folders made
- * for protected paths that did not exist): were they removed with the sandbox while it starts, it
- * would fail, and a run that went well would warn that its checkpoint failed (a model answering at
- * once after a command did, most times), then read the workspace again for the final patch.
- */
-async function settleCheckpoint(ctx: RunContext, urgent: Promise<void>): Promise<void> {
-  if (!ctx.checkpoints) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    ctx.checkpoints.hold(),
-    urgent,
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, CLEANUP_TIMEOUT_MS);
-    }),
-  ]);
-  clearTimeout(timer);
-}
-
-/** Runs each cleanup once, newest first; one that throws or hangs is reported and left behind. */
-async function runCleanups(ctx: RunContext): Promise<void> {
-  for (const cleanup of [...ctx.cleanups].reverse()) {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<string>((resolve) => {
-      timer = setTimeout(
-        () => resolve(`did not finish within ${CLEANUP_TIMEOUT_MS / 1000} s`),
-        CLEANUP_TIMEOUT_MS,
-      );
-    });
-    const problem = await Promise.race([
-      cleanup.dispose().then(
-        () => undefined,
-        (error: unknown) => errorText(error),
-      ),
-      timedOut,
-    ]);
-    clearTimeout(timer);
-    if (problem !== undefined) {
-      ctx.emit({ type: "warning", message: `${cleanup.what} could not be cleaned up: ${problem}` });
-    }
   }
 }
 
