@@ -23,7 +23,7 @@ export {
   type Redactor,
   type RedactorOptions,
 } from "./redact.ts";
-export { redactFilesIn } from "./redact-files.ts";
+export { type CleanAsOf, lookForSecrets, redactFilesIn } from "./redact-files.ts";
 export {
   disposeSnapshot,
   type SnapshotOptions,

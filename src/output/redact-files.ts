@@ -6,12 +6,21 @@
  *
  * The folder may be writable from inside the sandbox: only regular files with one link are read,
  * opened without following a symlink, and the redacted copy replaces the name (never the file a
- * link points to). Files that held no secret are left untouched.
+ * link points to). Files that held no secret are left untouched; one that an early look
+ * (`lookForSecrets`, as its command ended) found clean and that has not changed since is not read
+ * again.
  */
+import { randomUUID } from "node:crypto";
 import { constants, readSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import type { Redactor } from "./redact.ts";
+
+type FileRedactor = Pick<Redactor, "redact" | "version">;
+
+const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** The suffix of this module's own files in the folder (the copies being written, clock probes): never redacted. */
+const OWN_SUFFIX = ".redacting";
 
 /** Past this many bytes without a line break, a line is redacted in pieces. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -22,36 +31,110 @@ const CHUNK = 64 * 1024;
 /** Bytes read at a time (then redacted CHUNK by CHUNK): 1 MiB. */
 const READ_BYTES = 1024 * 1024;
 
+/** What an early look saw of a file that held no secret: which file, how long, changed last when, under which secrets. */
+export interface CleanAsOf {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  ctimeNs: bigint;
+  version: number;
+}
+
 /**
  * Redacts every file directly in `dir` in place. Returns the names of the files that changed. Never
  * rejects. Aborting `signal` stops it between two pieces, its files closed (a file being replaced
- * keeps its original).
+ * keeps its original). `earlier`: early looks by path (lookForSecrets); a file still as its look
+ * saw it, under the same secrets, is not read again.
  */
 export async function redactFilesIn(
   dir: string,
-  redactor: Pick<Redactor, "redact">,
-  options: { signal?: AbortSignal } = {},
+  redactor: FileRedactor,
+  options: { signal?: AbortSignal; earlier?: ReadonlyMap<string, Promise<CleanAsOf | undefined>> } = {},
 ): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const changed: string[] = [];
   for (const name of names) {
     if (options.signal?.aborted) break;
-    if (name.endsWith(".redacting")) continue;
-    const done = await redactFile(path.join(dir, name), redactor, options.signal).catch(() => false);
+    if (name.endsWith(OWN_SUFFIX)) continue;
+    const file = path.join(dir, name);
+    const done = await redactFile(file, redactor, options.signal, options.earlier?.get(file)).catch(
+      () => false,
+    );
     if (done) changed.push(name);
   }
   return changed;
 }
 
+/**
+ * Looks through a saved output for secrets while the run goes on (its command has ended), so that
+ * the finish phase need not read it again. Resolves with what it saw when the file held none;
+ * undefined when it held one (the finish phase redacts it), changed during the look, or could not
+ * be read. Never rejects.
+ *
+ * "Not changed since" is told by the inode's ctime: every write, truncation, change of mode or of
+ * links moves it, and no process can set it back. The look reads only once the file system's clock
+ * has passed the file's last change, so that a write after it cannot leave the ctime as it was.
+ */
+export async function lookForSecrets(
+  file: string,
+  redactor: FileRedactor,
+  signal?: AbortSignal,
+): Promise<CleanAsOf | undefined> {
+  try {
+    const version = redactor.version;
+    const input = await open(file, READ);
+    try {
+      const before = await input.stat({ bigint: true });
+      if (!before.isFile() || before.nlink !== 1n) return undefined;
+      if (!(await clockPast(path.dirname(file), before.ctimeNs))) return undefined;
+      const held = await pass(input, redactor, undefined, signal);
+      // A stopped pass says "nothing changed" without having read everything.
+      if (held || signal?.aborted) return undefined;
+      const after = await input.stat({ bigint: true });
+      if (after.ctimeNs !== before.ctimeNs || after.size !== before.size) return undefined;
+      return { dev: before.dev, ino: before.ino, size: before.size, ctimeNs: before.ctimeNs, version };
+    } finally {
+      await input.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the clock of the file system holding `dir` has passed `ns`, waiting for it at most ~0.1 s:
+ * the ctime of a file made there now (each file system has its own clock and granularity; one
+ * served over the network takes the server's).
+ */
+async function clockPast(dir: string, ns: bigint): Promise<boolean> {
+  const probe = path.join(dir, `.clock-${randomUUID()}${OWN_SUFFIX}`);
+  for (let tries = 0; tries < 100; tries++) {
+    const handle = await open(probe, "wx", 0o600);
+    let now: bigint;
+    try {
+      now = (await handle.stat({ bigint: true })).ctimeNs;
+    } finally {
+      await handle.close();
+      await rm(probe, { force: true });
+    }
+    if (now > ns) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return false;
+}
+
 async function redactFile(
   file: string,
-  redactor: Pick<Redactor, "redact">,
+  redactor: FileRedactor,
   signal: AbortSignal | undefined,
+  earlier: Promise<CleanAsOf | undefined> | undefined,
 ): Promise<boolean> {
-  const input = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const input = await open(file, READ);
   try {
-    const info = await input.stat();
-    if (!info.isFile() || info.nlink !== 1 || info.size === 0) return false;
+    const info = await input.stat({ bigint: true });
+    if (!info.isFile() || info.nlink !== 1n || info.size === 0n) return false;
+    const seen = await earlier;
+    if (seen && unchangedSince(seen, info, redactor.version)) return false;
     // Most saved outputs hold no secret: a first pass only reads, and the copy is written (by a
     // second pass) only for a file that held one, instead of writing every file's copy and then
     // deleting it (a 23 MB output: 23 MB written for nothing).
@@ -59,8 +142,8 @@ async function redactFile(
   } finally {
     await input.close();
   }
-  const again = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  const temp = `${file}.redacting`;
+  const again = await open(file, READ);
+  const temp = `${file}${OWN_SUFFIX}`;
   let changed = false;
   try {
     const info = await again.stat();
@@ -82,13 +165,27 @@ async function redactFile(
   return changed;
 }
 
+function unchangedSince(
+  seen: CleanAsOf,
+  now: { dev: bigint; ino: bigint; size: bigint; ctimeNs: bigint },
+  version: number,
+): boolean {
+  return (
+    seen.version === version &&
+    seen.dev === now.dev &&
+    seen.ino === now.ino &&
+    seen.size === now.size &&
+    seen.ctimeNs === now.ctimeNs
+  );
+}
+
 /**
  * Reads `input` from its start a line at a time (cut at MAX_LINE_BYTES) and redacts it, writing
  * the result to `output` when given; without one, stops at the first change. Whether anything changed.
  */
 async function pass(
   input: FileHandle,
-  redactor: Pick<Redactor, "redact">,
+  redactor: FileRedactor,
   output: FileHandle | undefined,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {

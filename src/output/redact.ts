@@ -30,6 +30,8 @@ export interface Redactor {
    * others. For bytes that need not be valid UTF-8, such as a patch.
    */
   redactLatin1(text: string): string;
+  /** Grows whenever `add` brings a new secret: a text found clean under an older version may not be. */
+  readonly version: number;
 }
 
 export interface RedactorOptions {
@@ -51,12 +53,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const forms = new Set<string>();
   let pattern: RegExp | undefined;
   let dirty = false;
+  let version = 0;
 
   const add = (secret: string): void => {
     if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH) return;
     const before = forms.size;
     for (const form of formsOf(secret)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
-    if (forms.size !== before) dirty = true;
+    if (forms.size !== before) {
+      dirty = true;
+      version++;
+    }
   };
 
   // The same alternation twice: global for replacing, and not for testing (no lastIndex to reset).
@@ -106,7 +112,15 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (value !== undefined && isCredentialName(name)) add(value);
   }
   for (const value of options.extra ?? []) add(value);
-  return { redact, redactDeep, add, redactLatin1 };
+  return {
+    redact,
+    redactDeep,
+    add,
+    redactLatin1,
+    get version() {
+      return version;
+    },
+  };
 }
 
 function formsOf(secret: string): string[] {

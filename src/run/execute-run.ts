@@ -72,6 +72,11 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     const snapshotNeeded = snapshotWait(snapshotted);
     const agent = createAgent(ctx, checkpoints, snapshotNeeded);
     agent.subscribe(emit);
+    agent.subscribe((event) => {
+      if (event.type !== "tool_execution_end" || event.toolName !== "bash") return;
+      const saved = (event.result.details as { fullOutputPath?: unknown } | undefined)?.fullOutputPath;
+      if (typeof saved === "string") ctx.savedOutputLooks.start(saved);
+    });
     const atTurnEnd = checkpointAtTurnEnd(checkpoints);
     agent.subscribe((event) => {
       if (turnCheckpoints) atTurnEnd(event);

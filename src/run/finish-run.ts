@@ -50,9 +50,11 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     const stopRedacting = new AbortController();
     const redactingSaved = redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), ctx.redactor, {
       signal: stopRedacting.signal,
+      earlier: ctx.savedOutputLooks.found,
     });
     // On a full disk those files give way to the outputs: the redaction lets go of them first.
     const letGo = async () => {
+      ctx.savedOutputLooks.stop();
       stopRedacting.abort();
       await redactingSaved;
     };

@@ -34,6 +34,7 @@ import { TRANSCRIPT_FILE } from "./resume/transcript-file.ts";
 import { createReviewCollector, REVIEW_FILE } from "./review-tool.ts";
 import type { RunContext } from "./run-context.ts";
 import { agentEnv, probeSandboxEarly, type RunSandbox, setupSandbox } from "./sandbox-setup.ts";
+import { createSavedOutputLooks } from "./saved-output-looks.ts";
 import { type RunEvent, RunSetupError, type RunTaskOptions } from "./types.ts";
 
 /**
@@ -258,6 +259,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     mcpTools: mcp?.entries ?? [],
     result: result?.state,
     stopChecks: undefined,
+    savedOutputLooks: createSavedOutputLooks(path.join(outDir, TOOL_OUTPUT_DIR), redactor),
   };
   if (review) {
     ctx.cleanups.push({

@@ -11,6 +11,7 @@ import type { StructuredResult } from "./result-state.ts";
 import type { ResumePlan } from "./resume/prepare-resume.ts";
 import type { ReviewCollector } from "./review-tool.ts";
 import type { RunSandbox } from "./sandbox-setup.ts";
+import type { SavedOutputLooks } from "./saved-output-looks.ts";
 import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
 
 /** Absolute paths of the outputs dir and the files in it (DESIGN §5; `result` for `output_schema`). */
@@ -96,4 +97,6 @@ export interface RunContext {
   readonly result: StructuredResult | undefined;
   /** The spec's `before_stop` checks, once the execute phase built them; `submit_result` runs them. */
   stopChecks: BeforeStopHook | undefined;
+  /** Early looks for secrets in the bash tool's saved outputs, started as each command ends. */
+  readonly savedOutputLooks: SavedOutputLooks;
 }
