@@ -135,7 +135,11 @@ describe.each(modes)("the run's processes are capped by a pids cgroup ($name)", 
       expect(resultText(bomb!)).toContain("limit 200");
       expect(resultText(bomb!)).toMatch(/fork: (retry: )?Resource temporarily unavailable/);
       expect(resultText(after!)).toContain("still here");
-      expect(watch.result().peak).toBeLessThanOrEqual(200);
+      // Forks past pids.max are refused (above); a move into the group is not: the next command
+      // moves itself in even while the bomb's processes, dead but not yet reaped, fill the group.
+      // So the count may pass the cap by the one command starting at that moment (201 seen here
+      // once in seven suite runs, on a machine whose init reaps slowly), never by what forks.
+      expect(watch.result().peak).toBeLessThanOrEqual(201);
       expect(run.usage.conclusion).toBe("success");
       expect(run.summary).toContain("caps.processes");
     },
