@@ -9,7 +9,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Vitest's default leaves a core free (one worker on a 2-core CI machine), but most of a test's
     // time is its child processes and the mock's sockets, not the worker: a worker per core took
-    // the suite from ~700 s to ~520-540 s there, and ran green three times out of three.
+    // the suite from ~700 s to 518-546 s there (.ci/run 9.5-10 min instead of 13).
     maxWorkers: os.availableParallelism(),
   },
 });
