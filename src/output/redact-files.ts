@@ -10,10 +10,10 @@
  * (`lookForSecrets`, as its command ended) found clean and that has not changed since is not read
  * again.
  */
-import { randomUUID } from "node:crypto";
 import { constants, readSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { clockAfter } from "./fs-clock.ts";
 import type { Redactor } from "./redact.ts";
 
 type FileRedactor = Pick<Redactor, "redact" | "version">;
@@ -86,7 +86,7 @@ export async function lookForSecrets(
     try {
       const before = await input.stat({ bigint: true });
       if (!before.isFile() || before.nlink !== 1n) return undefined;
-      if (!(await clockPast(path.dirname(file), before.ctimeNs))) return undefined;
+      if ((await clockAfter(path.dirname(file), before.ctimeNs, OWN_SUFFIX)) === undefined) return undefined;
       const held = await pass(input, redactor, undefined, signal);
       // A stopped pass says "nothing changed" without having read everything.
       if (held || signal?.aborted) return undefined;
@@ -99,28 +99,6 @@ export async function lookForSecrets(
   } catch {
     return undefined;
   }
-}
-
-/**
- * Whether the clock of the file system holding `dir` has passed `ns`, waiting for it at most ~0.1 s:
- * the ctime of a file made there now (each file system has its own clock and granularity; one
- * served over the network takes the server's).
- */
-async function clockPast(dir: string, ns: bigint): Promise<boolean> {
-  const probe = path.join(dir, `.clock-${randomUUID()}${OWN_SUFFIX}`);
-  for (let tries = 0; tries < 100; tries++) {
-    const handle = await open(probe, "wx", 0o600);
-    let now: bigint;
-    try {
-      now = (await handle.stat({ bigint: true })).ctimeNs;
-    } finally {
-      await handle.close();
-      await rm(probe, { force: true });
-    }
-    if (now > ns) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return false;
 }
 
 async function redactFile(

@@ -12,6 +12,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { makeRunTempDir, removeRunTempDir, removeStaleRunTempDirs } from "../system/run-temp.ts";
+import { clockAfter, clockNow } from "./fs-clock.ts";
 import { anchoredPattern, type GitWrap, git, gitOrThrow, readingWorkspace } from "./git.ts";
 import {
   addTrackedIgnored,
@@ -237,25 +238,12 @@ async function writeIndexTree(snapshot: WorkspaceSnapshot, signal?: AbortSignal)
 }
 
 /**
- * The ctime of a file made now in `dir`, once it differs from that of a file made just before: the
- * filesystem's own clock (coarser than Date.now(), and not always in step with it), one tick past
- * every change made so far.
+ * The file system's clock one tick past every change made so far (see fs-clock.ts): what a file
+ * changed from now on has as its ctime at least.
  */
 async function nextClockTick(dir: string): Promise<bigint> {
-  const probe = path.join(dir, "clock");
-  const stamp = async () => {
-    await fs.writeFile(probe, "");
-    const { ctimeNs } = await fs.stat(probe, { bigint: true });
-    await fs.rm(probe, { force: true });
-    return ctimeNs;
-  };
-  const before = await stamp();
-  for (let tries = 0; tries < 100; tries++) {
-    const now = await stamp();
-    if (now > before) return now;
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
-  return before + 1n;
+  const before = await clockNow(dir);
+  return (await clockAfter(dir, before)) ?? before + 1n;
 }
 
 interface Repository {
