@@ -5,13 +5,19 @@
  * - 1 MB of linter output, with the secrets an action run seeds (20, each in 12 forms);
  * - 1 MB of file paths (the base64 prefilter's worst ordinary text: long runs of letters);
  * - a 1 MB base64 blob (an image read by the model);
- * - a 500-turn transcript sent through `redactRequests` (each message redacted once, not per turn).
+ * - a 500-turn transcript sent through `redactRequests` (each message redacted once, not per turn);
+ * - a saved command output of 23 MB (`seq 1 3000000`) at the end of a run: read and redacted
+ *   (redactFilesIn), and after an early look found it clean (lookForSecrets), wall time.
  */
 
 import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { StreamFunction } from "../src/core/provider.ts";
 import type { AgentMessage } from "../src/core/types.ts";
 import { createRedactor } from "../src/output/redact.ts";
+import { lookForSecrets, redactFilesIn } from "../src/output/redact-files.ts";
 import { redactRequests } from "../src/run/redact-requests.ts";
 
 const RUNS = 7;
@@ -94,3 +100,29 @@ for (let turn = 1; turn <= messages.length; turn++) {
 const session = process.cpuUsage(started);
 console.log(`  whole session: ${((session.user + session.system) / 1000).toFixed(0)} ms cpu`);
 console.log(`  last 50 turns: median ${median(perTurn.slice(-50)).toFixed(2)} ms cpu a turn`);
+
+// The saved output of `seq 1 3000000`, as the bash tool leaves it in tool-output/.
+const root = mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-saved-"));
+const dir = path.join(root, "tool-output");
+mkdirSync(dir);
+const file = path.join(dir, "agent-run-bash-call.log");
+writeFileSync(file, `${Array.from({ length: 3_000_000 }, (_, i) => i + 1).join("\n")}\n`);
+const wall = async (fn: () => Promise<unknown>): Promise<number[]> => {
+  await fn();
+  const out: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return out;
+};
+const seen = await lookForSecrets(file, redactor);
+const earlier = new Map([[file, Promise.resolve(seen)]]);
+const ms = (values: number[]) =>
+  `median ${median(values).toFixed(1)} ms wall (${values.map((v) => v.toFixed(0)).join(", ")})`;
+console.log("saved output of 23 MB at the end of a run:");
+console.log(`  read and redacted: ${ms(await wall(() => redactFilesIn(dir, redactor)))}`);
+console.log(`  after a clean early look: ${ms(await wall(() => redactFilesIn(dir, redactor, { earlier })))}`);
+console.log(`  the early look itself: ${ms(await wall(() => lookForSecrets(file, redactor)))}`);
+rmSync(root, { recursive: true, force: true });
