@@ -1,0 +1,71 @@
+/**
+ * The reaper's first line of defence when the runner is killed outright: SIGKILL each process group
+ * it was told of. The later ones (the run's cgroup, the marker in the environment) hide a failure
+ * of this one in a run as root, so the reaper is tested here alone, from a stand-in runner whose
+ * group carries no marker and joins no cgroup. Dash's `kill` (Debian's and Ubuntu's `sh`) took
+ * `kill -KILL -- -PGID` for a PID of "-" and killed nothing.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, test } from "vitest";
+import { isAlive, waitGone } from "./helpers/cli.ts";
+
+const reaperModule = path.resolve("src/system/reaper.ts");
+
+const runnerScript = `
+  import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+  import { writeSync } from "node:fs";
+  import { watchGroup } from ${JSON.stringify(reaperModule)};
+  // A group of its own, an empty environment: neither the marker nor a cgroup can find it.
+  const group = spawn("sh", ["-c", "sleep 300 & sleep 300 & wait"], { detached: true, stdio: "ignore", env: {} });
+  group.unref();
+  watchGroup(group.pid);
+  // The one it forgets again must be left alone.
+  const spared = spawn("sleep", ["300"], { detached: true, stdio: "ignore", env: {} });
+  spared.unref();
+  const forget = watchGroup(spared.pid);
+  forget();
+  writeSync(1, group.pid + " " + spared.pid + "\\n");
+  setInterval(() => {}, 1000);
+`;
+
+/** PIDs of the processes in group `pgid` that are alive and not zombies. */
+function membersOf(pgid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(group) === pgid && state !== "Z") found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+test("SIGKILL of the runner: the reaper kills each process group it watches, and not one it forgot", async () => {
+  const child = spawn(process.execPath, ["--input-type=module", "-e", runnerScript], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once("exit", (code) => reject(new Error(`the stand-in runner exited early with ${code}`)));
+  });
+  const [group, spared] = line.split(" ").map(Number) as [number, number];
+  // The shell and its two sleeps.
+  for (let tries = 0; tries < 100 && membersOf(group).length < 3; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  const members = membersOf(group);
+  expect(members.length).toBe(3);
+
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+  for (const pid of members)
+    expect(await waitGone(pid, 5000), `process ${pid} of the watched group`).toBe(true);
+  expect(isAlive(spared)).toBe(true);
+  process.kill(spared, "SIGKILL");
+});
