@@ -26,7 +26,7 @@ while IFS= read -r line; do
     "m") marked=1 ;;
   esac
 done
-for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -KILL "-$g" 2>/dev/null; done
 printf '%s' "$cgroups" | while IFS= read -r c; do
   [ -d "$c" ] || continue
   [ -e "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null

@@ -1,0 +1,1 @@
+export{i as runProcess}from"./process-D947gXj9.js";
