@@ -17,7 +17,6 @@ const reaperModule = path.resolve("src/system/reaper.ts");
 
 const runnerScript = `
   import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
   import { writeSync } from "node:fs";
   import { watchGroup } from ${JSON.stringify(reaperModule)};
   // A group of its own, an empty environment: neither the marker nor a cgroup can find it.

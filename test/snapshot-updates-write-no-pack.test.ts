@@ -9,10 +9,9 @@ import { tempDir, writeFiles } from "./output-helpers.ts";
  * Outside a repository the snapshot's first add streams every blob into one pack (bulk check-in:
  * 20,000 new files in ~1 s, not 1-6 s as loose objects). The adds after it (each turn-end
  * checkpoint, the end of the run) did too: each left one more pack behind, which every later
- * lookup of an object read again, and a bulk check-in rescans the pack folder for each blob it
- * hashes, each file changed since the last add included (a 100-turn run's end: ~28 ms more; 10
- * files changed in 20,000: 112 ms against 87 loose). They write loose objects now, as inside a
- * repository.
+ * lookup of an object read again, and a bulk check-in rescans the pack folder for each file it
+ * hashes, every file changed since the last add (10 changed in 20,000: 112 ms against 87 loose).
+ * They write loose objects now, as inside a repository.
  */
 function packsIn(gitDir: string): string[] {
   return fs.readdirSync(path.join(gitDir, "objects", "pack")).filter((name) => name.endsWith(".pack"));

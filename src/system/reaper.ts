@@ -29,9 +29,9 @@ export const OWNER_MARKER_VAR = "AGENTRUN_OWNER";
 // a /proc entry, or where there is no /proc, \`ps\` knowing the PID, another user's too), "m" says a
 // child was given the marker. On EOF: SIGKILL each group, then each cgroup's tasks (until it can be
 // removed), then (after an "m") each process whose environment holds the marker, then rm -rf of the
-// watched paths still there (one the runner removed costs no rm). A group is killed with `kill -KILL -PGID`,
-// no "--" between: dash (Debian's and Ubuntu's sh) reads a "--" after the signal as a PID and kills
-// nothing (busybox's complains of it); bash, dash and busybox all take this form.
+// watched paths still there (one the runner removed costs no rm). A group is killed with
+// `kill -KILL -PGID`, no "--" between: dash (Debian's and Ubuntu's sh) reads a "--" after the
+// signal as a PID and kills nothing (busybox's complains of it); bash, dash and busybox all take it.
 const REAPER_SCRIPT = `
 marker="$1"; groups=""; dirs=""; cgroups=""; marked=""
 alive() {
