@@ -92,6 +92,19 @@ describe("the run's own process", { timeout: 60_000 }, () => {
     expect(JSON.parse(events.at(-1) ?? "{}")).toMatchObject({ type: "run_end", conclusion: "interrupted" });
   });
 
+  test("a second signal that lands while the action writes out the run's end: still the run's exit code", async () => {
+    // GitHub's SIGTERM follows its SIGINT 7.5 s later; a run that ended meanwhile may be exiting
+    // then. The action died by the signal there (143, seen as 1 here), not with the run's 130.
+    const { run, workspace } = await stalledRun({
+      signal: "SIGINT",
+      whenStdoutHas: "::group::turn 1",
+      second: { signal: "SIGTERM", whenStdoutHas: "::error title=agent-run interrupted::" },
+    });
+    expect(run.exitCode, run.stdout.slice(-2000) + run.stderr).toBe(130);
+    expect(run.outputs).toMatchObject({ conclusion: "interrupted", "exit-code": "130" });
+    expect(existsSync(path.join(workspace, ".agent-run", "summary.md"))).toBe(true);
+  });
+
   test("signals to the whole process group, twice (the run process gets each from both) still end it cleanly", async () => {
     const { run, workspace } = await stalledRun({
       signal: "SIGTERM",

@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { VERSION } from "../src/version.ts";
 import { copyExample, ROOT, readJson, runCli, startCli, tempWorkspace, waitGone } from "./helpers/cli.ts";
+import { until } from "./helpers/patch-run.ts";
 
 const TASK = (body: string) => `name: t\nmodel: anthropic:claude-sonnet-4-5\nprompt: do it\n${body}`;
 
@@ -225,4 +226,24 @@ describe("the CLI as a child process", () => {
       for (const line of result.stdout.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
     },
   );
+
+  test("a second signal as the run's end is printed (CI's SIGTERM after its SIGINT): still 130", async () => {
+    const dir = await tempWorkspace({
+      "task.yml": TASK("tools: [bash]\nsandbox: off\n"),
+      "s.yml":
+        "turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'echo changed > new.txt; touch started; sleep 300' } }]\n",
+    });
+    const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")]);
+    await until(() => existsSync(path.join(dir, "started")));
+    child.kill("SIGINT");
+    // The last lines: the one-line summary, then where the outputs are; the process ends after.
+    let printed = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      printed += chunk.toString();
+      if (printed.includes("outputs: ")) child.kill("SIGTERM");
+    });
+    const result = await done;
+    expect(result.code, result.stderr).toBe(130);
+    expect((await outputsOf(dir)).usage.conclusion).toBe("interrupted");
+  });
 });

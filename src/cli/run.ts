@@ -77,15 +77,16 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
     }
     return exitCodeOf(error);
   } finally {
-    process.off("SIGINT", sigint);
-    process.off("SIGTERM", sigterm);
     // The outputs are written: a stop signal from here on ends the process with the run's code
     // rather than the signal's (CI's second signal often lands while the process is exiting).
+    // Set before the run's own go, so that no moment is left without a listener.
     const code = exitCode;
     if (code !== undefined) {
       process.once("SIGINT", () => process.exit(code));
       process.once("SIGTERM", () => process.exit(code));
     }
+    process.off("SIGINT", sigint);
+    process.off("SIGTERM", sigterm);
   }
 }
 

@@ -46,8 +46,11 @@ export interface RunActionOptions {
 export interface Interrupt {
   signal: NodeJS.Signals;
   whenStdoutHas: string;
-  /** A second signal this long after the first, as GitHub sends SIGTERM 7.5 s after SIGINT. */
-  second?: { signal: NodeJS.Signals; afterMs: number };
+  /**
+   * A second signal this long after the first, as GitHub sends SIGTERM 7.5 s after SIGINT; or, with
+   * `whenStdoutHas`, as soon as the step's stdout holds that text after the first.
+   */
+  second?: { signal: NodeJS.Signals; afterMs: number } | { signal: NodeJS.Signals; whenStdoutHas: string };
   /** Signal the step's whole process group (it then runs in a group of its own), not its process only. */
   group?: boolean;
   /** Runs first, with the step's pid, while the step is still running (to look at its processes). */
@@ -117,6 +120,17 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
         if (interrupt.group) process.kill(-proc.pid, signal);
         else proc.kill(signal);
       };
+      // From the first signal on: what the step prints next, until `text` is in it.
+      const watchFor = (text: string, then: () => void) => {
+        let after = "";
+        const look = (chunk: string) => {
+          after += chunk;
+          if (!after.includes(text)) return;
+          proc.stdout.off("data", look);
+          then();
+        };
+        proc.stdout.on("data", look);
+      };
       const watch = (chunk: string) => {
         seen += chunk;
         if (!seen.includes(interrupt.whenStdoutHas)) return;
@@ -125,7 +139,8 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
           if (interrupt.before && proc.pid !== undefined) await interrupt.before(proc.pid);
           send(interrupt.signal);
           const second = interrupt.second;
-          if (second) setTimeout(() => send(second.signal), second.afterMs);
+          if (second && "afterMs" in second) setTimeout(() => send(second.signal), second.afterMs);
+          else if (second) watchFor(second.whenStdoutHas, () => send(second.signal));
         })();
       };
       proc.stdout.on("data", watch);
