@@ -9,8 +9,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // Vitest's default leaves a core free (one worker on a 2-core CI machine), but most of a test's
     // time is its child processes and the mock's sockets, not the worker: a worker per core took
-    // the suite from ~700 s to 518-546 s there (.ci/run 9.5-10 min instead of 13), one more worker
-    // from 585 to 549 s in the same hour (the cores ~75 % busy either way).
-    maxWorkers: os.availableParallelism() + 1,
+    // the suite from ~700 s to 518-546 s there (.ci/run 9.5-10 min instead of 13).
+    maxWorkers: os.availableParallelism(),
   },
 });
