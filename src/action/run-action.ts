@@ -331,8 +331,9 @@ export async function run(deps: ActionDeps = {}): Promise<void> {
     // The run's end is reported: a stop signal from here on ends the process with the run's exit
     // code, not by the signal. A cancelled job's SIGTERM follows its SIGINT (7.5 s later on GitHub)
     // and, landing while the action wrote out its end, killed it: 143 by signal instead of 130.
-    // Set before `hold` goes, so that no moment is left without a listener.
-    const exitWithCode = () => process.exit(Number(process.exitCode ?? 0));
+    // Set before `hold` goes, so that no moment is left without a listener. No code yet: the action
+    // failed before it knew the run's, 4 as its comment then says.
+    const exitWithCode = () => process.exit(Number(process.exitCode ?? 4));
     process.once("SIGINT", exitWithCode);
     process.once("SIGTERM", exitWithCode);
     process.off("SIGINT", hold);
