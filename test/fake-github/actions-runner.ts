@@ -114,27 +114,23 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
     });
     const interrupt = options.interrupt;
     if (interrupt) {
-      let seen = "";
       const send = (signal: NodeJS.Signals) => {
         if (proc.pid === undefined || proc.exitCode !== null) return;
         if (interrupt.group) process.kill(-proc.pid, signal);
         else proc.kill(signal);
       };
-      // From the first signal on: what the step prints next, until `text` is in it.
+      // What the step prints from now on, until `text` is in it; then `then`, once.
       const watchFor = (text: string, then: () => void) => {
-        let after = "";
+        let seen = "";
         const look = (chunk: string) => {
-          after += chunk;
-          if (!after.includes(text)) return;
+          seen += chunk;
+          if (!seen.includes(text)) return;
           proc.stdout.off("data", look);
           then();
         };
         proc.stdout.on("data", look);
       };
-      const watch = (chunk: string) => {
-        seen += chunk;
-        if (!seen.includes(interrupt.whenStdoutHas)) return;
-        proc.stdout.off("data", watch);
+      watchFor(interrupt.whenStdoutHas, () => {
         void (async () => {
           if (interrupt.before && proc.pid !== undefined) await interrupt.before(proc.pid);
           send(interrupt.signal);
@@ -142,8 +138,7 @@ export async function runActionBundle(options: RunActionOptions): Promise<Action
           if (second && "afterMs" in second) setTimeout(() => send(second.signal), second.afterMs);
           else if (second) watchFor(second.whenStdoutHas, () => send(second.signal));
         })();
-      };
-      proc.stdout.on("data", watch);
+      });
     }
   });
   const commands = parseWorkflowCommands(child.stdout);
