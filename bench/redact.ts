@@ -18,7 +18,9 @@ import type { StreamFunction } from "../src/core/provider.ts";
 import type { AgentMessage } from "../src/core/types.ts";
 import { createRedactor } from "../src/output/redact.ts";
 import { lookForSecrets, redactFilesIn } from "../src/output/redact-files.ts";
+import { createMessageRedactions } from "../src/run/message-redactions.ts";
 import { redactRequests } from "../src/run/redact-requests.ts";
+import { transcriptMessages } from "../src/run/resume/transcript-file.ts";
 
 const RUNS = 7;
 
@@ -81,7 +83,8 @@ const signal = new AbortController().signal;
 const inner: StreamFunction = async function* () {};
 console.log("redactRequests, 500-turn transcript of 40 KB results:");
 const perTurn: number[] = [];
-const stream = redactRequests(inner, redactor);
+const redactions = createMessageRedactions(redactor);
+const stream = redactRequests(inner, redactor, redactions);
 const started = process.cpuUsage();
 for (let turn = 1; turn <= messages.length; turn++) {
   const t = process.cpuUsage();
@@ -100,6 +103,13 @@ for (let turn = 1; turn <= messages.length; turn++) {
 const session = process.cpuUsage(started);
 console.log(`  whole session: ${((session.user + session.system) / 1000).toFixed(0)} ms cpu`);
 console.log(`  last 50 turns: median ${median(perTurn.slice(-50)).toFixed(2)} ms cpu a turn`);
+// What the run's end adds for transcript.json: the messages were redacted for the requests.
+const ending = process.cpuUsage();
+const transcript = transcriptMessages(messages, redactions);
+const ended = process.cpuUsage(ending);
+console.log(
+  `  transcript.json's messages at the end (${(transcript.json.length / 1e6).toFixed(1)} MB): ${((ended.user + ended.system) / 1000).toFixed(0)} ms cpu`,
+);
 
 // The saved output of `seq 1 3000000`, as the bash tool leaves it in tool-output/.
 const root = mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-saved-"));

@@ -19,6 +19,7 @@ export {
   createRedactor,
   isCredentialName,
   MIN_SECRET_LENGTH,
+  mapStrings,
   REDACTED,
   type Redactor,
   type RedactorOptions,

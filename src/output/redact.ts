@@ -106,7 +106,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return text.replace(bytePattern, REDACTED);
   };
 
-  const redactDeep = <T>(value: T): T => deepMap(value, redact, new WeakMap()) as T;
+  const redactDeep = <T>(value: T): T => mapStrings(value, redact);
 
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value !== undefined && isCredentialName(name)) add(value);
@@ -139,6 +139,14 @@ function formsOf(secret: string): string[] {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/**
+ * A copy of `value` with every string in it (keys included) passed through `map`, as `redactDeep`
+ * makes it: plain objects, arrays and errors are copied, other objects kept as they are.
+ */
+export function mapStrings<T>(value: T, map: (text: string) => string): T {
+  return deepMap(value, map, new WeakMap()) as T;
 }
 
 function deepMap(value: unknown, redact: (text: string) => string, seen: WeakMap<object, unknown>): unknown {

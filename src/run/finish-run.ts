@@ -278,7 +278,7 @@ function conversation(ctx: RunContext): TranscriptMessages | undefined {
   const messages = ctx.transcript?.();
   if (!messages || messages.length === 0) return undefined;
   try {
-    return transcriptMessages(messages, ctx.redactor);
+    return transcriptMessages(messages, ctx.messageRedactions);
   } catch (error) {
     ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
     return undefined;

@@ -24,6 +24,7 @@ import { checkOutputPaths, checkWorkspace } from "./check-run-paths.ts";
 import { compactEvent } from "./compact-event.ts";
 import { createGiveUpTool } from "./give-up-tool.ts";
 import { startTaskMcpServers } from "./mcp-setup.ts";
+import { createMessageRedactions } from "./message-redactions.ts";
 import { placePullRequestDiff, pullRequestVars } from "./pull-request.ts";
 import { RecordCollector } from "./record.ts";
 import { redactRequests } from "./redact-requests.ts";
@@ -158,7 +159,8 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     env,
     extra: [...sandbox.gitSecrets, ...apiKeyValues(task, env), ...(options.secretValues ?? [])],
   });
-  stream = redactRequests(stream, redactor);
+  const messageRedactions = createMessageRedactions(redactor);
+  stream = redactRequests(stream, redactor, messageRedactions);
 
   // The runner's tools, then the MCP servers' (started now: one that cannot start is exit 2,
   // before anything ran), each set of names kept apart from the others.
@@ -230,6 +232,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     recorder,
     sandbox,
     redactor,
+    messageRedactions,
     commandEnv: agentEnv(env),
     events,
     collector,

@@ -6,6 +6,7 @@ import type { Checkpoints, EventsWriter, Redactor, WorkspaceSnapshot } from "../
 import type { createRecorder } from "../providers/index.ts";
 import type { LoadedTask, TaskSpec } from "../spec/index.ts";
 import type { Compactor } from "./compaction/compactor.ts";
+import type { MessageRedactions } from "./message-redactions.ts";
 import type { RecordCollector } from "./record.ts";
 import type { StructuredResult } from "./result-state.ts";
 import type { ResumePlan } from "./resume/prepare-resume.ts";
@@ -38,6 +39,8 @@ export interface RunContext {
   readonly recorder: ReturnType<typeof createRecorder> | undefined;
   readonly sandbox: RunSandbox;
   readonly redactor: Redactor;
+  /** The conversation's messages redacted once each, for the requests and transcript.json. */
+  readonly messageRedactions: MessageRedactions;
   /** The environment the agent's commands start from (see `agentEnv`). */
   readonly commandEnv: NodeJS.ProcessEnv;
   readonly events: EventsWriter;

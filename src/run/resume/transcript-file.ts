@@ -18,6 +18,7 @@ import type { Conclusion } from "../../output/types.ts";
 import type { RunTotals } from "../../output/usage-json.ts";
 import { OUTPUT_FILES } from "../../output/write-outputs.ts";
 import { readInputFile } from "../../system/read-input-file.ts";
+import type { MessageRedactions } from "../message-redactions.ts";
 
 export const TRANSCRIPT_FILE = OUTPUT_FILES.transcript;
 /** A transcript is the compacted conversation: far below this even for runs of thousands of turns. */
@@ -54,19 +55,22 @@ export interface TranscriptMessages {
   redacted: boolean;
 }
 
-/** Redacts and serialises `messages` for `writeTranscript`, each message once. */
+/**
+ * Serialises `messages` for `writeTranscript`, each redacted as `redactions` has it (most of them
+ * were already, for the requests that carried them).
+ */
 export function transcriptMessages(
   messages: AgentMessage[],
-  redactor: Pick<Redactor, "redactDeep">,
+  redactions: Pick<MessageRedactions, "forTranscript">,
 ): TranscriptMessages {
   let redacted = false;
-  const kept = messages.filter((m) => !(m.role === "assistant" && isFailed(m)));
-  const parts = kept.map((message) => {
-    const plain = withoutDetails(message);
-    const json = JSON.stringify(redactMessage(plain, redactor));
-    if (!redacted && json !== JSON.stringify(plain)) redacted = true;
-    return json;
-  });
+  const parts = messages
+    .filter((m) => !(m.role === "assistant" && isFailed(m)))
+    .map((message) => {
+      const part = redactions.forTranscript(message);
+      redacted ||= part.redacted;
+      return part.json;
+    });
   return { json: `[${parts.join(",")}]`, redacted };
 }
 
@@ -153,24 +157,6 @@ export function restoreMessages(messages: AgentMessage[]): AgentMessage[] {
 
 function isFailed(message: AssistantMessage): boolean {
   return message.stopReason === "error" || message.stopReason === "aborted";
-}
-
-function withoutDetails(message: AgentMessage): AgentMessage {
-  return message.role === "toolResult" ? { ...message, details: {} } : message;
-}
-
-function redactMessage(message: AgentMessage, redactor: Pick<Redactor, "redactDeep">): AgentMessage {
-  if (message.role !== "assistant") return redactor.redactDeep(message);
-  return {
-    ...redactor.redactDeep({ ...message, content: [] }),
-    content: message.content.map((part) => {
-      const copy = redactor.redactDeep(part);
-      if (part.type !== "thinking" || copy.type !== "thinking") return copy;
-      if (copy.thinking === part.thinking && copy.signature === part.signature) return part;
-      const { signature: _stale, redacted: _opaque, ...plain } = copy;
-      return plain;
-    }),
-  };
 }
 
 /**
