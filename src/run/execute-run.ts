@@ -13,6 +13,7 @@ import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
 import { requireResult } from "./result-state.ts";
 import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
+import { createTranscriptSpool } from "./resume/transcript-spool.ts";
 import type { RunContext } from "./run-context.ts";
 import { defaultSystemPrompt } from "./system-prompt.ts";
 import { withTurnCaps } from "./turn-caps.ts";
@@ -97,7 +98,23 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     if (ctx.resume) await snapshotNeeded.wait();
     await continueEarlierRun(ctx, checkpoints);
     const compactor = ctx.compactor;
-    ctx.transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
+    const transcript = () => (compactor ? compactor.view(agent.state.messages) : agent.state.messages);
+    ctx.transcript = transcript;
+    const spool = createTranscriptSpool({
+      target: ctx.outputs.transcript,
+      head: {
+        run_id: ctx.runId,
+        ...(ctx.resume && { resumed_from: ctx.resume.transcript.run_id }),
+        task: ctx.task.name,
+        started_at: new Date(ctx.started).toISOString(),
+      },
+      redactions: ctx.messageRedactions,
+      redactor: ctx.redactor,
+    });
+    ctx.transcriptSpool = spool;
+    agent.subscribe((event) => {
+      if (event.type === "turn_end") spool.update(transcript());
+    });
     // A resumed run goes on with a follow-up message: `--prompt` when given, else "continue".
     const prompt = ctx.resume && options.prompt === undefined ? DEFAULT_FOLLOW_UP : spec.prompt;
     ctx.outcome = await untilStopped(ctx, agent.prompt(prompt, { signal: controller.signal }));

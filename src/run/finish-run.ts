@@ -20,7 +20,7 @@ import { conclude, concludeOutputFailure, type Ended } from "./conclude.ts";
 import { runCleanups, settleCheckpoint } from "./finish-cleanups.ts";
 import { endPatch, type PatchState, partialNote, partialPatch } from "./finish-patch.ts";
 import { holdStopSignals } from "./finish-signals.ts";
-import { type TranscriptMessages, transcriptMessages, writeTranscript } from "./resume/transcript-file.ts";
+import { transcriptMessages, writeTranscript } from "./resume/transcript-file.ts";
 import type { RunContext } from "./run-context.ts";
 import type { RunResult } from "./types.ts";
 
@@ -57,6 +57,8 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       ctx.savedOutputLooks.stop();
       stopRedacting.abort();
       await redactingSaved;
+      // The transcript's temp file goes too (the transcript is then written whole, last).
+      await ctx.transcriptSpool?.dispose();
     };
     if (leftovers.length > 0) {
       ctx.emit({
@@ -74,10 +76,13 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     });
     await removeStaleTempFiles(ctx.outputs.dir);
     const full = endPatch(ctx);
-    // The conversation is over: it is redacted and serialised for transcript.json while git
+    // The conversation is over: what transcript.json has not written yet is serialised while git
     // computes the patch in its own processes, instead of after the patch.
-    const transcript = new Promise<TranscriptMessages | undefined>((resolve) => {
-      setImmediate(() => resolve(conversation(ctx)));
+    const transcript = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        spoolConversation(ctx);
+        resolve();
+      });
     });
     // The note on an unknown cost names what the catalog knows; it loads (from disk) meanwhile.
     if (ctx.collector.usage.costUnknown) await loadModelCatalog();
@@ -132,6 +137,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});
+    await ctx.transcriptSpool?.dispose();
     // The outputs are written: the reaper may remove the snapshot's store while the run returns.
     if (ctx.snapshot) await disposeSnapshot(ctx.snapshot, { background: true }).catch(() => {});
     hold.release();
@@ -146,7 +152,7 @@ async function writeAll(
   ctx: RunContext,
   ended: Ended,
   state: PatchState,
-  transcript: Promise<TranscriptMessages | undefined>,
+  transcript: Promise<void>,
   beforeFreeing?: () => Promise<void>,
 ): Promise<{ written: RunOutputsWritten; final: Ended; result: unknown; resultWritten: boolean }> {
   let final = state.status === "failed" ? concludeOutputFailure(ended, state.error) : ended;
@@ -217,7 +223,8 @@ async function writeAll(
       },
     );
   }
-  await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false, await transcript);
+  await transcript;
+  await saveTranscript(ctx, written.record, final, written.patch?.hadSecret ?? false);
   return { written, final, result: final.conclusion === "success" ? result : undefined, resultWritten };
 }
 
@@ -236,8 +243,9 @@ function resumedRun(ctx: RunContext): ResumedRun | undefined {
 }
 
 /**
- * Writes transcript.json, what a later `--resume` reads. Without an agent (the run crashed before
- * it started) there is no conversation, and no transcript. A failure is a warning: the other
+ * Writes transcript.json, what a later `--resume` reads: the rest of the file the run has been
+ * writing, or, when that failed, the whole conversation at once. Without an agent (the run crashed
+ * before it started) there is no conversation, and no transcript. A failure is a warning: the other
  * outputs are written already.
  */
 async function saveTranscript(
@@ -245,43 +253,39 @@ async function saveTranscript(
   record: RunRecord,
   final: Ended,
   patchHadSecret: boolean,
-  messages: TranscriptMessages | undefined,
 ): Promise<void> {
-  if (!messages) return;
+  const messages = ctx.transcript?.();
+  const spool = ctx.transcriptSpool;
+  if (!messages || messages.length === 0 || !spool) return;
+  const tail = {
+    model: record.model,
+    conclusion: final.conclusion,
+    ...(final.reason !== undefined && { reason: final.reason }),
+    patch_had_secret: patchHadSecret,
+    totals: runTotals(record),
+  };
   try {
-    await writeTranscript(
-      ctx.outputs.dir,
-      {
-        run_id: ctx.runId,
-        ...(ctx.resume && { resumed_from: ctx.resume.transcript.run_id }),
-        task: ctx.task.name,
-        model: record.model,
-        started_at: new Date(ctx.started).toISOString(),
-        conclusion: final.conclusion,
-        ...(final.reason !== undefined && { reason: final.reason }),
-        patch_had_secret: patchHadSecret,
-        totals: runTotals(record),
-      },
-      messages,
-      ctx.redactor,
-    );
+    try {
+      await spool.finish(messages, tail);
+      return;
+    } catch {
+      await spool.dispose();
+    }
+    const whole = transcriptMessages(messages, ctx.messageRedactions);
+    await writeTranscript(ctx.outputs.dir, { head: spool.head, tail }, whole, ctx.redactor);
   } catch (error) {
     ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
   }
 }
 
-/**
- * The conversation for transcript.json, redacted and serialised; undefined without one (the run
- * crashed before the agent started) or when it cannot be serialised (said when it is written).
- */
-function conversation(ctx: RunContext): TranscriptMessages | undefined {
+/** Serialises what transcript.json has not taken of the conversation yet; a failure shows when it is written. */
+function spoolConversation(ctx: RunContext): void {
   const messages = ctx.transcript?.();
-  if (!messages || messages.length === 0) return undefined;
+  if (!messages || messages.length === 0) return;
   try {
-    return transcriptMessages(messages, ctx.messageRedactions);
-  } catch (error) {
-    ctx.emit({ type: "warning", message: `transcript.json could not be written: ${errorText(error)}` });
-    return undefined;
+    ctx.transcriptSpool?.update(messages);
+  } catch {
+    // saveTranscript meets it again and says so.
   }
 }
 

@@ -258,6 +258,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
     outcome: undefined,
     crash: undefined,
     transcript: undefined,
+    transcriptSpool: undefined,
     notes: [...sandbox.notes, ...(resume?.notes ?? [])],
     mcpTools: mcp?.entries ?? [],
     result: result?.state,

@@ -10,6 +10,7 @@ import type { MessageRedactions } from "./message-redactions.ts";
 import type { RecordCollector } from "./record.ts";
 import type { StructuredResult } from "./result-state.ts";
 import type { ResumePlan } from "./resume/prepare-resume.ts";
+import type { TranscriptSpool } from "./resume/transcript-spool.ts";
 import type { ReviewCollector } from "./review-tool.ts";
 import type { RunSandbox } from "./sandbox-setup.ts";
 import type { SavedOutputLooks } from "./saved-output-looks.ts";
@@ -82,6 +83,8 @@ export interface RunContext {
    * next (through the compactor's view), for transcript.json.
    */
   transcript: (() => AgentMessage[]) | undefined;
+  /** transcript.json as the run goes on, set with `transcript`. */
+  transcriptSpool: TranscriptSpool | undefined;
   /** The run's compactor, when the conversation may be compacted. */
   compactor?: Compactor;
   /** Turn-end checkpoints of the snapshot, set with it. */

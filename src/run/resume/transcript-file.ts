@@ -55,6 +55,20 @@ export interface TranscriptMessages {
   redacted: boolean;
 }
 
+/** The fields of a transcript known when its run starts: they come before `messages`. */
+export type TranscriptHead = Pick<TranscriptFile, "run_id" | "resumed_from" | "task" | "started_at">;
+
+/** The fields known at its end, but `redacted`: they come after `messages`. */
+export type TranscriptTail = Pick<
+  TranscriptFile,
+  "model" | "conclusion" | "reason" | "patch_had_secret" | "totals"
+>;
+
+/** The messages a transcript keeps: failed and aborted model calls are left out, as requests leave them. */
+export function keptMessages(messages: AgentMessage[]): AgentMessage[] {
+  return messages.filter((m) => !(m.role === "assistant" && isFailed(m)));
+}
+
 /**
  * Serialises `messages` for `writeTranscript`, each redacted as `redactions` has it (most of them
  * were already, for the requests that carried them).
@@ -64,31 +78,38 @@ export function transcriptMessages(
   redactions: Pick<MessageRedactions, "forTranscript">,
 ): TranscriptMessages {
   let redacted = false;
-  const parts = messages
-    .filter((m) => !(m.role === "assistant" && isFailed(m)))
-    .map((message) => {
-      const part = redactions.forTranscript(message);
-      redacted ||= part.redacted;
-      return part.json;
-    });
+  const parts = keptMessages(messages).map((message) => {
+    const part = redactions.forTranscript(message);
+    redacted ||= part.redacted;
+    return part.json;
+  });
   return { json: `[${parts.join(",")}]`, redacted };
 }
 
-/** Writes the transcript into `dir`, redacted (see the header). */
+/**
+ * The file up to its first message: the head's fields, then `"messages":[`. The fields known at
+ * the start come first so that the file can be written as the run goes on (./transcript-spool.ts).
+ */
+export function transcriptOpening(head: TranscriptHead): string {
+  return `${JSON.stringify({ format: FORMAT, version: VERSION, ...head }).slice(0, -1)},"messages":[`;
+}
+
+/** The file from after its last message: `]`, the tail's fields and `redacted`. */
+export function transcriptClosing(tail: TranscriptTail, redacted: boolean): string {
+  return `],${JSON.stringify({ ...tail, redacted }).slice(1)}\n`;
+}
+
+/** Writes the transcript into `dir` at once, redacted (see the header). */
 export async function writeTranscript(
   dir: string,
-  fields: Omit<TranscriptFile, "format" | "version" | "messages" | "redacted">,
+  fields: { head: TranscriptHead; tail: TranscriptTail },
   messages: TranscriptMessages,
   redactor: Pick<Redactor, "redactDeep">,
 ): Promise<string> {
-  const head: Omit<TranscriptFile, "messages"> = {
-    format: FORMAT,
-    version: VERSION,
-    ...redactor.redactDeep(fields),
-    redacted: messages.redacted,
-  };
-  // `messages` last, as JSON.stringify of the whole file would put it.
-  const text = `${JSON.stringify(head).slice(0, -1)},"messages":${messages.json}}\n`;
+  const text =
+    transcriptOpening(redactor.redactDeep(fields.head)) +
+    messages.json.slice(1, -1) +
+    transcriptClosing(redactor.redactDeep(fields.tail), messages.redacted);
   const target = path.join(dir, TRANSCRIPT_FILE);
   await writeFileAtomic(target, text);
   return target;
