@@ -15,7 +15,7 @@
  */
 import fs from "node:fs/promises";
 import type { AgentMessage } from "../../core/types.ts";
-import { tempPathFor } from "../../output/atomic-write.ts";
+import { tempPathFor, writeFileAtomic } from "../../output/atomic-write.ts";
 import type { Redactor } from "../../output/redact.ts";
 import type { MessageRedactions } from "../message-redactions.ts";
 import {
@@ -64,6 +64,7 @@ export function createTranscriptSpool(options: {
   let failure: unknown;
   let closed = false;
   let renamed = false;
+  let handleClosed = false;
 
   const enqueue = (step: (fh: fs.FileHandle) => Promise<void>) => {
     if (!handle) {
@@ -174,10 +175,24 @@ export function createTranscriptSpool(options: {
       // full ones) writes the transcript whole.
       if (failure !== undefined || closed) throw failure ?? new Error("the transcript's temp file is gone");
       take(messages);
+      const closing = () =>
+        transcriptClosing(
+          redactor.redactDeep(tail),
+          changed.some(Boolean) || pending.some((part) => part.redacted),
+        );
+      if (opening === 0) {
+        // Nothing written yet (a conversation under one batch): at once, as a small file is best
+        // written (see writeFileAtomic), rather than in several trips through the thread pool.
+        const text = `${transcriptOpening(redactor.redactDeep(options.head))}${pending.map((part) => part.json).join(",")}${closing()}`;
+        closed = true;
+        await writeFileAtomic(target, text);
+        renamed = true;
+        return;
+      }
       flush();
-      if (opening === 0) writeAt(transcriptOpening(redactor.redactDeep(options.head)));
-      writeAt(transcriptClosing(redactor.redactDeep(tail), changed.some(Boolean)));
+      writeAt(closing());
       enqueue(async (fh) => {
+        handleClosed = true;
         await fh.close();
         closed = true;
         await fs.rename(file, target);
@@ -188,8 +203,11 @@ export function createTranscriptSpool(options: {
     },
     async dispose() {
       await queue;
-      if (!closed && handle) await (await handle.catch(() => undefined))?.close().catch(() => {});
       closed = true;
+      if (handle && !handleClosed) {
+        handleClosed = true;
+        await (await handle.catch(() => undefined))?.close().catch(() => {});
+      }
       await fs.rm(file, { force: true }).catch(() => {});
     },
   };
