@@ -6,7 +6,7 @@
  * the last request's body as sent (its content-length).
  */
 import type { Measured } from "./measure.ts";
-import { type BenchContext, runBareOnce, runCliOnce } from "./run-cli.ts";
+import { type BenchContext, type RequestTimes, runBareOnce, runCliOnce } from "./run-cli.ts";
 import { readLoopScript } from "./sessions.ts";
 import { type BenchRow, fmt } from "./stats.ts";
 import { expectRun, taskYaml, tempWorkspace } from "./workspace.ts";
@@ -23,6 +23,8 @@ interface Point {
   rssMb: number;
   transcriptMb: number;
   wallS: number;
+  /** The last request to the exit: what the end of the run (its transcript first) costs. */
+  endMs: number;
 }
 
 export async function longSession(ctx: BenchContext, sizes: number[] = [100, 500]): Promise<BenchRow[]> {
@@ -37,7 +39,7 @@ export async function longSession(ctx: BenchContext, sizes: number[] = [100, 500
       });
       const what = `long session: ${who}, ${turns} turns reading 40 KB`;
       const script = readLoopScript(turns, "big.txt");
-      let result: Measured & { requests?: { headers: Record<string, unknown> }[] };
+      let result: Measured & RequestTimes & { requests?: { headers: Record<string, unknown> }[] };
       if (who === "cli") {
         result = await runCliOnce(ctx, workspace, script, { what });
         await expectRun(workspace, turns + 1, turns, what);
@@ -49,13 +51,14 @@ export async function longSession(ctx: BenchContext, sizes: number[] = [100, 500
         rssMb: (result.peakRssKb ?? Number.NaN) / 1024,
         transcriptMb: Number(result.requests?.at(-1)?.headers["content-length"] ?? Number.NaN) / 1024 / 1024,
         wallS: result.wallMs / 1000,
+        endMs: result.lastRequestToExitMs,
       };
       points[who].push(point);
       rows.push({
         scenario: `long session, ${turns} × read 40 KB`,
         measure: `${who === "cli" ? "agent-run" : "bare loop"} peak RSS MB`,
         value: fmt(point.rssMb),
-        spread: `1 run; ${fmt(point.wallS, 1)} s; transcript ${fmt(point.transcriptMb, 1)} MB`,
+        spread: `1 run; ${fmt(point.wallS, 1)} s; transcript ${fmt(point.transcriptMb, 1)} MB; last request → exit ${fmt(point.endMs)} ms`,
         target: "",
       });
     }
