@@ -2,8 +2,8 @@
  * Each message of the conversation redacted once for the whole run: the copy sent to the model on
  * every later turn (./redact-requests.ts) and the one transcript.json holds (./resume/transcript-file.ts)
  * come from the same pass. Before, the end of a run redacted the whole conversation a second time
- * for the transcript: for 500 turns of 40 KB tool results, ~0.5 s between the last answer and the
- * exit, against none now for every message a request carried (the final answer is the one left).
+ * for the transcript: for 500 turns of 40 KB tool results, ~0.3 s of the wait between the last
+ * answer and the exit; now only what no request carried (the final answer) is redacted then.
  *
  * The two copies differ only where the request keeps a signed thinking block as it was (the
  * provider checks its signature) and where the transcript leaves out a tool result's `details`
