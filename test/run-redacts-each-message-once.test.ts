@@ -68,6 +68,9 @@ describe("requests to the model are redacted", () => {
     // grow with the transcript.
     expect(new Set(callsPerTurn.slice(1)).size).toBe(1);
     expect(callsPerTurn[1]).toBeGreaterThan(1);
+    // The same copy each time: a tool result's, whose details are redacted for requests only, too.
+    expect(seen[2]?.messages[2]?.role).toBe("toolResult");
+    expect(seen[3]?.messages[2]).toBe(seen[2]?.messages[2]);
     const last = seen.at(-1)!;
     expect(last.messages).toHaveLength(1 + 2 * (turns - 1));
     // Signed thinking goes back as it was; the model's text and tool calls are redacted.

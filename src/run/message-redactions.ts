@@ -36,8 +36,8 @@ interface Pass {
 
 export function createMessageRedactions(redactor: Pick<Redactor, "redact" | "version">): MessageRedactions {
   const passes = new WeakMap<AgentMessage, Pass>();
-  // Per message, redacted copies of its tool result's `details`, made only for requests.
-  const details = new WeakMap<AgentMessage, { version: number; value: unknown }>();
+  // Per tool result, its request copy: the pass's, with its `details` redacted too.
+  const requests = new WeakMap<AgentMessage, { version: number; message: AgentMessage }>();
 
   const noting = <T>(value: T): { value: T; changed: boolean } => {
     let changed = false;
@@ -77,13 +77,13 @@ export function createMessageRedactions(redactor: Pick<Redactor, "redact" | "ver
       const { redacted } = pass(message);
       if (message.role !== "toolResult" || redacted.role !== "toolResult") return redacted;
       const version = redactor.version;
-      let known = details.get(message);
+      let known = requests.get(message);
       if (known?.version !== version) {
-        known = { version, value: noting(message.details).value };
-        details.set(message, known);
+        // The same key order as the message's: `details` keeps its place.
+        known = { version, message: { ...redacted, details: noting(message.details).value } };
+        requests.set(message, known);
       }
-      // The same key order as the message's: `details` keeps its place.
-      return { ...redacted, details: known.value };
+      return known.message;
     },
     forTranscript(message) {
       const { redacted, changed } = pass(message);
