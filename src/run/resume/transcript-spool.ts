@@ -54,9 +54,8 @@ export function createTranscriptSpool(options: {
   let version = redactor.version;
   let size = 0;
   let opening = 0;
-  const written: AgentMessage[] = [];
-  const ends: number[] = [];
-  const changed: boolean[] = [];
+  // Each message in the file, where its text ends, and whether redaction changed it.
+  const written: { message: AgentMessage; end: number; redacted: boolean }[] = [];
   let pending: { message: AgentMessage; json: string; redacted: boolean }[] = [];
   let pendingChars = 0;
   let queue: Promise<void> = Promise.resolve();
@@ -93,9 +92,7 @@ export function createTranscriptSpool(options: {
 
   const cutTo = (count: number) => {
     written.length = count;
-    ends.length = count;
-    changed.length = count;
-    size = count > 0 ? (ends[count - 1] as number) : opening;
+    size = written[count - 1]?.end ?? opening;
     const length = size;
     enqueue((fh) => fh.truncate(length));
   };
@@ -113,9 +110,7 @@ export function createTranscriptSpool(options: {
       const piece = written.length > 0 ? `,${part.json}` : part.json;
       text += piece;
       end += Buffer.byteLength(piece);
-      written.push(part.message);
-      changed.push(part.redacted);
-      ends.push(end);
+      written.push({ message: part.message, end, redacted: part.redacted });
     }
     writeAt(text);
     pending = [];
@@ -137,7 +132,7 @@ export function createTranscriptSpool(options: {
     let same = 0;
     const known = written.length + pending.length;
     while (same < known && same < kept.length) {
-      const message = same < written.length ? written[same] : pending[same - written.length]?.message;
+      const message = (same < written.length ? written[same] : pending[same - written.length])?.message;
       if (message !== kept[same]) break;
       same++;
     }
@@ -177,7 +172,7 @@ export function createTranscriptSpool(options: {
       const closing = () =>
         transcriptClosing(
           redactor.redactDeep(tail),
-          changed.some(Boolean) || pending.some((part) => part.redacted),
+          [...written, ...pending].some((part) => part.redacted),
         );
       if (opening === 0) {
         // Nothing written yet (a conversation under one batch): at once, as a small file is best
