@@ -21,7 +21,7 @@ export const DEFLATE_PATCH_MAX_BYTES = 64 * 1024 * 1024;
 
 /** A patch git wrote into the snapshot's temp dir. */
 export interface ComputedPatch {
-  /** The start tree it goes from and the tree it goes to. */
+  /** The start tree it goes from and the tree it goes to (`""`: the index, whose tree was not written). */
   from: string;
   to: string;
   /** git's patch, unredacted; `""` when nothing changed. Removed by `discardPatch` or with the snapshot. */
@@ -34,6 +34,9 @@ export interface ComputedPatch {
   sections: number[];
 }
 
+/** `computePatch`'s target for the private index as `updateIndex` left it, its tree not written. */
+export const THE_INDEX = Symbol("the index");
+
 let counter = 0;
 
 /** The patch of a tree to itself: no file, nothing changed. */
@@ -42,13 +45,19 @@ export function emptyPatch(tree: string): ComputedPatch {
 }
 
 /**
- * Writes the patch from the snapshot's start tree to `to` (a tree of `updateTree`): new, deleted,
- * renamed (`-M`), mode-changed and binary files (`--binary`), restricted to the workspace and minus
- * the snapshot's exclusions. Throws with git's message on failure; `signal` stops git.
+ * Writes the patch from the snapshot's start tree to `to` (a tree of `updateTree`, or THE_INDEX):
+ * new, deleted, renamed (`-M`), mode-changed and binary files (`--binary`), restricted to the
+ * workspace and minus the snapshot's exclusions. Throws with git's message on failure; `signal`
+ * stops git.
+ *
+ * The list of changed files and the patch are two git processes, started together: the patch is
+ * deflated unless the list shows more new content than `deflateMaxBytes`, and then it is stopped
+ * and written again stored. Both read only the object store and the index, where there are cores
+ * for both, so the end of a run waits for one diff, not two in a row.
  */
 export async function computePatch(
   snapshot: WorkspaceSnapshot,
-  to: string,
+  to: string | typeof THE_INDEX,
   options: {
     signal?: AbortSignal;
     /** Above this many bytes of new content the patch is stored. Default: DEFLATE_PATCH_MAX_BYTES. */
@@ -57,40 +66,56 @@ export async function computePatch(
 ): Promise<ComputedPatch> {
   const from = snapshot.tree;
   if (to === from) return emptyPatch(from);
-  const gitOptions = {
-    cwd: snapshot.workTree,
-    env: snapshot.env,
-    ...(options.signal && { signal: options.signal }),
-  };
+  const target = to === THE_INDEX ? ["--cached", from] : [from, to];
+  const toTree = to === THE_INDEX ? "" : to;
+  const gitOptions = { cwd: snapshot.workTree, env: snapshot.env };
   const common = ["-M", "--no-color", "--no-ext-diff", "--no-textconv"];
   if (snapshot.prefix !== "") common.push(`--relative=${snapshot.prefix}`);
   const id = `${process.pid}-${++counter}`;
   const rawFile = path.join(snapshot.tempDir, `raw-${id}`);
   const patchFile = path.join(snapshot.tempDir, `patch-${id}.diff`);
-  try {
-    await gitOrThrow(
-      ["diff", "--raw", "-z", "--no-abbrev", ...common, `--output=${rawFile}`, from, to],
-      gitOptions,
-    );
-    const raw = parseRaw(await fs.readFile(rawFile, "utf8"));
-    await fs.rm(rawFile, { force: true });
-    const over = await newBytesOver(snapshot, raw.files, options.deflateMaxBytes ?? DEFLATE_PATCH_MAX_BYTES);
-    await gitOrThrow(
+  const writePatch = (compression: string, signal: AbortSignal | undefined) =>
+    gitOrThrow(
       [
         "-c",
-        `core.compression=${over ? "0" : "1"}`,
+        `core.compression=${compression}`,
         "diff",
         "--binary",
         ...common,
         `--output=${patchFile}`,
-        from,
-        to,
+        ...target,
       ],
-      gitOptions,
+      { ...gitOptions, ...(signal && { signal }) },
     );
+  const deflating = new AbortController();
+  const signals = [deflating.signal, ...(options.signal ? [options.signal] : [])];
+  const deflated = writePatch("1", AbortSignal.any(signals));
+  // Settled either way below; until then a failure must not count as unhandled.
+  deflated.catch(() => {});
+  try {
+    await gitOrThrow(["diff", "--raw", "-z", "--no-abbrev", ...common, `--output=${rawFile}`, ...target], {
+      ...gitOptions,
+      ...(options.signal && { signal: options.signal }),
+    });
+    const raw = parseRaw(await fs.readFile(rawFile, "utf8"));
+    await fs.rm(rawFile, { force: true });
+    if (raw.files.length === 0) {
+      await deflated;
+      await fs.rm(patchFile, { force: true });
+      return { from, to: toTree, file: "", bytes: 0, files: [], sections: [] };
+    }
+    if (await newBytesOver(snapshot, raw.files, options.deflateMaxBytes ?? DEFLATE_PATCH_MAX_BYTES)) {
+      deflating.abort();
+      await deflated.catch(() => {});
+      await writePatch("0", options.signal);
+    } else {
+      await deflated;
+    }
     const { size } = await fs.stat(patchFile);
-    return { from, to, file: patchFile, bytes: size, files: raw.files, sections: raw.sections };
+    return { from, to: toTree, file: patchFile, bytes: size, files: raw.files, sections: raw.sections };
   } catch (error) {
+    deflating.abort();
+    await deflated.catch(() => {});
     await Promise.all([fs.rm(rawFile, { force: true }), fs.rm(patchFile, { force: true })]);
     throw error;
   }

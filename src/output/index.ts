@@ -10,6 +10,7 @@ export {
   discardPatch,
   emptyPatch,
   parseRaw,
+  THE_INDEX,
 } from "./diff.ts";
 export { DIFFSTAT_BAR_WIDTH, formatDiffstat } from "./diffstat.ts";
 export { createEventsWriter, type EventsWriter, type EventsWriterOptions } from "./events-writer.ts";
@@ -29,6 +30,7 @@ export {
   disposeSnapshot,
   type SnapshotOptions,
   snapshotWorkspace,
+  updateIndex,
   updateTree,
   type WorkspaceSnapshot,
 } from "./snapshot.ts";

@@ -59,6 +59,11 @@ export interface WorkspaceSnapshot {
   notes: Set<string>;
   /** The update in flight: updates of one snapshot run one at a time (they share the index). */
   queue: Promise<unknown>;
+  /**
+   * The tree last written from the index, with the index's checksums while it held that tree (after
+   * the add, and after write-tree stored its cache in it): see `updateIndex`.
+   */
+  written?: { tree: string; checksums: string[] };
   /** The object store of the enclosing repository, borrowed read-only; undefined outside one. */
   userObjects?: string;
   /**
@@ -147,6 +152,7 @@ export async function snapshotWorkspace(
     signal?.throwIfAborted();
     await addAll(snapshot, { first: true, ...(signal && { signal }) });
     snapshot.tree = await writeIndexTree(snapshot, signal);
+    snapshot.written = { tree: snapshot.tree, checksums: await indexChecksums(snapshot) };
     signal?.throwIfAborted();
     snapshot.ignored = await listIgnoredAtStart(snapshot, excluded, signal);
     signal?.throwIfAborted();
@@ -209,15 +215,66 @@ export async function disposeSnapshot(
  * turn costs a walk of the workspace plus the changed files. Calls on one snapshot run in turn.
  */
 export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
-  const next = snapshot.queue
-    .catch(() => {})
-    .then(async () => {
-      await addAll(snapshot);
-      if (snapshot.ignored.entries.size > 0) await reconcileUnignored(snapshot);
-      return writeIndexTree(snapshot);
-    });
+  return queued(snapshot, async () => {
+    await addToIndex(snapshot);
+    const added = await indexChecksums(snapshot);
+    const tree = await writeIndexTree(snapshot);
+    snapshot.written = { tree, checksums: [...added, ...(await indexChecksums(snapshot))] };
+    return tree;
+  });
+}
+
+/**
+ * Adds the current state of the workspace to the private index as `updateTree` does, without
+ * writing its tree (one git process less at the end of a run): answers the tree when the index
+ * holds what it held when a tree was last written (the end of a run whose last turns changed
+ * nothing since its checkpoint), else undefined, and the index is for `computePatch(snapshot,
+ * THE_INDEX)` to diff. Equal checksums are equal bytes, so equal entries and the same tree.
+ */
+export function updateIndex(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
+  return queued(snapshot, async () => {
+    await addToIndex(snapshot);
+    const [checksum] = await indexChecksums(snapshot);
+    const { written } = snapshot;
+    return checksum !== undefined && written?.checksums.includes(checksum) ? written.tree : undefined;
+  });
+}
+
+function queued<T>(snapshot: WorkspaceSnapshot, update: () => Promise<T>): Promise<T> {
+  const next = snapshot.queue.catch(() => {}).then(update);
   snapshot.queue = next;
   return next;
+}
+
+async function addToIndex(snapshot: WorkspaceSnapshot): Promise<void> {
+  await addAll(snapshot);
+  if (snapshot.ignored.entries.size > 0) await reconcileUnignored(snapshot);
+}
+
+/**
+ * The index's trailing checksum (a hash of every byte before it), as one element, or none when
+ * there is nothing to trust: no index yet, or one written with index.skipHash (zeros; git's
+ * calls are isolated from any config that would set it, see ./git.ts, but a later git could
+ * default to it).
+ */
+async function indexChecksums(snapshot: WorkspaceSnapshot): Promise<string[]> {
+  const file = snapshot.env.GIT_INDEX_FILE;
+  if (file === undefined) return [];
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(file, "r");
+    const { size } = await handle.stat();
+    // SHA-256's 32 bytes; with SHA-1, 12 bytes of the last entry or extension come first.
+    const tail = Buffer.alloc(32);
+    if (size < 12 + tail.length) return [];
+    await handle.read(tail, 0, tail.length, size - tail.length);
+    if (tail.subarray(12).every((byte) => byte === 0)) return [];
+    return [tail.toString("hex")];
+  } catch {
+    return [];
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }
 
 /** The former name of `updateTree`. */

@@ -8,7 +8,8 @@ import {
   computePatch,
   emptyPatch,
   noteSubmoduleChanges,
-  updateTree,
+  THE_INDEX,
+  updateIndex,
 } from "../output/index.ts";
 import type { RunContext } from "./run-context.ts";
 
@@ -23,8 +24,10 @@ export type PatchState =
 /**
  * The patch of every change of the run: empty when nothing that may change a file ran
  * (RunContext.unchanged); else, once the index update in flight is done (one not begun is
- * dropped), the index is brought up to date (reading only what changed since the last checkpoint), then the checkpoint's
- * patch of that tree is taken when there is one, or git diffs. Never rejects.
+ * dropped), the index is brought up to date (reading only what changed since the last
+ * checkpoint). When it holds a tree written before (the last checkpoint's, usually), that tree's
+ * patch is taken from the checkpoint that has it, or git diffs that tree; otherwise git diffs the
+ * index itself, without writing its tree first. Never rejects.
  */
 export async function endPatch(ctx: RunContext): Promise<PatchState> {
   const { snapshot, checkpoints } = ctx;
@@ -32,8 +35,9 @@ export async function endPatch(ctx: RunContext): Promise<PatchState> {
   if (!snapshot) return failed(ctx, "the workspace snapshot was never taken");
   try {
     await checkpoints?.hold();
-    const tree = await updateTree(snapshot);
+    const tree = await updateIndex(snapshot);
     await noteSubmoduleChanges(snapshot);
+    if (tree === undefined) return { status: "complete", patch: await computePatch(snapshot, THE_INDEX) };
     const checkpointed = await checkpoints?.patchFor(tree);
     if (checkpointed && checkpointed.from === snapshot.tree && checkpointed.to === tree) {
       return { status: "complete", patch: checkpointed };

@@ -1,0 +1,127 @@
+import { execFileSync } from "node:child_process";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { runCli } from "./helpers/cli.ts";
+import { mockEnv } from "./mock-llm/collect.ts";
+import { type MockLlm, type MockReply, startMockLlm } from "./mock-llm/server.ts";
+import { gitRepo, tempDir } from "./output-helpers.ts";
+
+/**
+ * The git processes the end of a run starts, through the built CLI, seen by a `git` first in PATH
+ * that notes each call (with the time) and runs the real one. The end brings the private index up
+ * to date and then: when that index is the one the last checkpoint wrote a tree of, takes the
+ * checkpoint's patch (no other git); otherwise diffs the index itself, the list of files and the
+ * patch at the same time, without writing its tree first.
+ */
+const REAL_GIT = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+const TASK = "model: anthropic:claude-haiku-5-5\nprompt: Write the files.\ntools: [write]\nsandbox: off\n";
+/** Long enough for the checkpoint after a turn (begun at once: the run's first) to be computed. */
+const SLOW_MS = 1500;
+
+interface GitCall {
+  atMs: number;
+  /** The subcommand and its arguments, after git's own `-c` options. */
+  args: string[];
+}
+
+let mock: MockLlm | undefined;
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+});
+
+/** A folder with a `git` that appends its arguments to `log` and runs the real git. */
+function loggingGit(): { dir: string; log: string } {
+  const dir = tempDir("agent-run-git-log-");
+  const log = path.join(dir, "calls");
+  const script = path.join(dir, "git");
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      // A call a record: \036 before it, \037 before each argument (which may hold a newline);
+      // written in one go, as two gits may start at once.
+      `r=$(printf '\\036%s' "$(date +%s%N)"; for a in "$@"; do printf '\\037%s' "$a"; done)`,
+      `printf '%s' "$r" >> '${log}'`,
+      `exec '${REAL_GIT}' "$@"`,
+      "",
+    ].join("\n"),
+  );
+  chmodSync(script, 0o755);
+  writeFileSync(log, "");
+  return { dir, log };
+}
+
+function gitCalls(log: string): GitCall[] {
+  return readFileSync(log, "utf8")
+    .split("\u001e")
+    .filter((record) => record !== "")
+    .map((record) => {
+      const [time = "0", ...argv] = record.split("\u001f");
+      let i = 0;
+      while (argv[i] === "-c") i += 2;
+      return { atMs: Number(BigInt(time) / 1_000_000n), args: argv.slice(i) };
+    });
+}
+
+const write = (file: string): MockReply => ({
+  toolCalls: [{ name: "write", arguments: { path: file, content: `${file} by the agent\n` } }],
+});
+
+/** Runs the task in a fresh repository; answers the git calls made after the last request was answered. */
+async function endGits(replies: MockReply[]): Promise<{ calls: GitCall[]; patch: string }> {
+  let lastAnsweredAt = Number.POSITIVE_INFINITY;
+  mock = await startMockLlm({
+    script: (index) => {
+      const reply = replies[Math.min(index, replies.length - 1)] as MockReply;
+      if (index === replies.length - 1) lastAnsweredAt = Date.now() + (reply.firstByteDelayMs ?? 0);
+      return reply;
+    },
+  });
+  const repo = gitRepo({ "task.yml": TASK, "README.md": "start\n" });
+  const git = loggingGit();
+  const result = await runCli([path.join(repo, "task.yml")], {
+    cwd: repo,
+    env: { ...mockEnv(mock.url), PATH: `${git.dir}${path.delimiter}${process.env.PATH}` },
+  });
+  expect(result.stderr).not.toMatch(/warning/i);
+  expect(result.code).toBe(0);
+  const calls = gitCalls(git.log);
+  // The runner's git is the one of PATH: the log saw the snapshot at the start.
+  expect(calls.some((call) => call.args[0] === "write-tree")).toBe(true);
+  return {
+    calls: calls.filter((call) => call.atMs >= lastAnsweredAt),
+    patch: readFileSync(path.join(repo, ".agent-run", "patch.diff"), "utf8"),
+  };
+}
+
+describe("the end of a run's git processes", () => {
+  test("nothing changed since the last checkpoint: one add, and the checkpoint's patch", async () => {
+    const { calls, patch } = await endGits([write("a.txt"), { text: "Done.", firstByteDelayMs: SLOW_MS }]);
+    expect(
+      calls.map((call) => call.args[0]),
+      JSON.stringify(calls),
+    ).toEqual(["add"]);
+    expect(patch).toContain("+a.txt by the agent");
+  });
+
+  test("changes after the last checkpoint: one add, then the index diffed, its tree not written", async () => {
+    const { calls, patch } = await endGits([
+      write("a.txt"),
+      { ...write("b.txt"), firstByteDelayMs: SLOW_MS },
+      { text: "Done." },
+    ]);
+    expect(calls[0]?.args[0], JSON.stringify(calls)).toBe("add");
+    const rest = calls.slice(1).map((call) => call.args.filter((arg) => !arg.startsWith("--output")));
+    expect(rest, JSON.stringify(calls)).toHaveLength(2);
+    for (const args of rest) {
+      expect(args[0]).toBe("diff");
+      expect(args).toContain("--cached");
+    }
+    expect(rest.some((args) => args.includes("--raw"))).toBe(true);
+    expect(rest.some((args) => args.includes("--binary"))).toBe(true);
+    expect(patch).toContain("+a.txt by the agent");
+    expect(patch).toContain("+b.txt by the agent");
+  });
+});
