@@ -8,6 +8,7 @@
  * the CLI runs it in bubblewrap by default (sandbox: auto), so the Anthropic session is also run
  * with sandbox: off.
  */
+import { detectSandbox } from "../../src/sandbox/index.ts";
 import type { Measured } from "./measure.ts";
 import { type BenchContext, type RequestTimes, runBareOnce, runCliOnce } from "./run-cli.ts";
 import { DONE, markerFile, toolCycleScript } from "./sessions.ts";
@@ -46,6 +47,10 @@ interface Slopes {
 
 export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
+  // Without bubblewrap (a fresh machine) `sandbox: auto` runs bash unsandboxed, with a warning the
+  // bench does not show: the rows say so, and the sandboxed target is not judged on them.
+  const bubblewrap = await detectSandbox();
+  if (!bubblewrap.available) console.error(`per turn: bash runs unsandboxed: ${bubblewrap.reason}`);
   const bareByWire = new Map<Wire, Slopes>();
   for (const variant of VARIANTS) {
     const cli: Slopes = { wall: [], cpu: [], last: [] };
@@ -58,7 +63,8 @@ export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow
         addSlope(bare, await session(ctx, variant, "bare", TURNS), await session(ctx, variant, "bare", 0));
     }
     bareByWire.set(variant.wire, bare);
-    const scenario = `per turn, ${variant.label}`;
+    const unsandboxed = variant.sandbox !== "off" && !bubblewrap.available;
+    const scenario = `per turn, ${variant.label}${unsandboxed ? " (no bubblewrap: unsandboxed)" : ""}`;
     rows.push(rowOf(scenario, "agent-run wall ms/turn", cli.wall, undefined, 2));
     if (measureBare) rows.push(rowOf(scenario, "bare loop wall ms/turn", bare.wall, undefined, 2));
     const overhead = spread(cli.wall).median - spread(bare.wall).median;
@@ -69,7 +75,7 @@ export async function perTurn(ctx: BenchContext, runs: number): Promise<BenchRow
       spread: "agent-run − bare loop, medians",
       target: `< ${PER_TURN_TARGET_MS} ${overhead < PER_TURN_TARGET_MS ? "met" : "MISSED"}`,
     });
-    const sandboxed = variant.sandbox !== "off";
+    const sandboxed = variant.sandbox !== "off" && bubblewrap.available;
     rows.push(
       ratioRow(
         scenario,
