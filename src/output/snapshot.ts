@@ -20,6 +20,7 @@ import {
   listIgnoredAtStart,
   reconcileUnignored,
 } from "./ignored-at-start.ts";
+import { indexEntriesDigest } from "./index-entries.ts";
 import { type SubmoduleSnapshot, snapshotSubmodules } from "./submodules.ts";
 
 /** Attributes that would make git store something other than the bytes on disk (EOL, LFS, ident). */
@@ -59,11 +60,8 @@ export interface WorkspaceSnapshot {
   notes: Set<string>;
   /** The update in flight: updates of one snapshot run one at a time (they share the index). */
   queue: Promise<unknown>;
-  /**
-   * The tree last written from the index, with the index's checksums while it held that tree (after
-   * the add, and after write-tree stored its cache in it): see `updateIndex`.
-   */
-  written?: { tree: string; checksums: string[] };
+  /** The tree last written from the index, with the digest of the index's entries then: see `updateIndex`. */
+  written?: { tree: string; entries: string | undefined };
   /** The object store of the enclosing repository, borrowed read-only; undefined outside one. */
   userObjects?: string;
   /**
@@ -152,7 +150,7 @@ export async function snapshotWorkspace(
     signal?.throwIfAborted();
     await addAll(snapshot, { first: true, ...(signal && { signal }) });
     snapshot.tree = await writeIndexTree(snapshot, signal);
-    snapshot.written = { tree: snapshot.tree, checksums: await indexChecksums(snapshot) };
+    snapshot.written = { tree: snapshot.tree, entries: await entriesDigest(snapshot) };
     signal?.throwIfAborted();
     snapshot.ignored = await listIgnoredAtStart(snapshot, excluded, signal);
     signal?.throwIfAborted();
@@ -217,9 +215,8 @@ export async function disposeSnapshot(
 export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
   return queued(snapshot, async () => {
     await addToIndex(snapshot);
-    const added = await indexChecksums(snapshot);
     const tree = await writeIndexTree(snapshot);
-    snapshot.written = { tree, checksums: [...added, ...(await indexChecksums(snapshot))] };
+    snapshot.written = { tree, entries: await entriesDigest(snapshot) };
     return tree;
   });
 }
@@ -227,16 +224,16 @@ export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
 /**
  * Adds the current state of the workspace to the private index as `updateTree` does, without
  * writing its tree (one git process less at the end of a run): answers the tree when the index
- * holds what it held when a tree was last written (the end of a run whose last turns changed
- * nothing since its checkpoint), else undefined, and the index is for `computePatch(snapshot,
- * THE_INDEX)` to diff. Equal checksums are equal bytes, so equal entries and the same tree.
+ * holds the entries it held when a tree was last written (the end of a run whose last turns
+ * changed nothing since its checkpoint; see ./index-entries.ts), else undefined, and the index is
+ * for `computePatch(snapshot, THE_INDEX)` to diff.
  */
 export function updateIndex(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
   return queued(snapshot, async () => {
     await addToIndex(snapshot);
-    const [checksum] = await indexChecksums(snapshot);
+    const entries = await entriesDigest(snapshot);
     const { written } = snapshot;
-    return checksum !== undefined && written?.checksums.includes(checksum) ? written.tree : undefined;
+    return entries !== undefined && written?.entries === entries ? written.tree : undefined;
   });
 }
 
@@ -251,30 +248,13 @@ async function addToIndex(snapshot: WorkspaceSnapshot): Promise<void> {
   if (snapshot.ignored.entries.size > 0) await reconcileUnignored(snapshot);
 }
 
-/**
- * The index's trailing checksum (a hash of every byte before it), as one element, or none when
- * there is nothing to trust: no index yet, or one written with index.skipHash (zeros; git's
- * calls are isolated from any config that would set it, see ./git.ts, but a later git could
- * default to it).
- */
-async function indexChecksums(snapshot: WorkspaceSnapshot): Promise<string[]> {
+/** The digest of the private index's entries (./index-entries.ts); undefined when it cannot be read. */
+async function entriesDigest(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
   const file = snapshot.env.GIT_INDEX_FILE;
-  if (file === undefined) return [];
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(file, "r");
-    const { size } = await handle.stat();
-    // SHA-256's 32 bytes; with SHA-1, 12 bytes of the last entry or extension come first.
-    const tail = Buffer.alloc(32);
-    if (size < 12 + tail.length) return [];
-    await handle.read(tail, 0, tail.length, size - tail.length);
-    if (tail.subarray(12).every((byte) => byte === 0)) return [];
-    return [tail.toString("hex")];
-  } catch {
-    return [];
-  } finally {
-    await handle?.close().catch(() => {});
-  }
+  if (file === undefined) return undefined;
+  const index = await fs.readFile(file).catch(() => undefined);
+  // The start tree's id is as long as every object id of the store (SHA-1 or SHA-256, in hex).
+  return index && indexEntriesDigest(index, snapshot.tree.length / 2);
 }
 
 /** The former name of `updateTree`. */

@@ -1,0 +1,47 @@
+/**
+ * What of a git index file makes its tree: each entry's mode, object id, stage and path, in the
+ * index's order, hashed. Two indexes with the same digest write the same tree. The rest of the
+ * file is left out: the stat data and the cache-tree extension, which git rewrites without
+ * changing an entry (a file changed in the same second as the index was written is "racily
+ * clean": the next `git add` reads it again and writes the index anew, most times).
+ *
+ * Index format versions 2 and 3 (what git writes unless told otherwise; the snapshot's git is
+ * isolated from any config that would). Version 4, an entry with extended flags (intent-to-add,
+ * skip-worktree: entries a tree may leave out) or anything malformed gives undefined: no digest,
+ * so no tree is named from it.
+ */
+import { createHash } from "node:crypto";
+
+/** Offsets in an entry: mode after ctime, mtime, dev and ino; the object id after the stat data. */
+const MODE_OFFSET = 24;
+const OID_OFFSET = 40;
+const EXTENDED_FLAG = 0x4000;
+
+/** The digest of `index`'s entries; `hashBytes`: the repository's object id length (20, or 32 for SHA-256). */
+export function indexEntriesDigest(index: Buffer, hashBytes: number): string | undefined {
+  if (index.length < 12 + hashBytes || index.toString("latin1", 0, 4) !== "DIRC") return undefined;
+  const version = index.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return undefined;
+  const count = index.readUInt32BE(8);
+  const end = index.length - hashBytes;
+  const fixed = OID_OFFSET + hashBytes + 2;
+  const hash = createHash("sha256");
+  hash.update(`${hashBytes}:${count}\n`);
+  let offset = 12;
+  for (let i = 0; i < count; i++) {
+    if (offset + fixed > end) return undefined;
+    const flags = index.readUInt16BE(offset + OID_OFFSET + hashBytes);
+    if (flags & EXTENDED_FLAG) return undefined;
+    const pathStart = offset + fixed;
+    const nul = index.indexOf(0, pathStart);
+    if (nul === -1 || nul >= end) return undefined;
+    hash.update(index.subarray(offset + MODE_OFFSET, offset + MODE_OFFSET + 4));
+    hash.update(index.subarray(offset + OID_OFFSET, offset + OID_OFFSET + hashBytes));
+    hash.update(Buffer.of((flags >> 12) & 3));
+    // The path with its NUL, so that no two lists of paths hash alike.
+    hash.update(index.subarray(pathStart, nul + 1));
+    // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+    offset += Math.floor((fixed + (nul - pathStart) + 8) / 8) * 8;
+  }
+  return hash.digest("hex");
+}
