@@ -7,7 +7,7 @@ import { tempDir, writeFiles } from "./output-helpers.ts";
 
 /**
  * The digest of an index's entries (src/output/index-entries.ts) names the tree the index writes:
- * it changes with a path, a mode, a content or a stage, not with what git rewrites without
+ * it changes with a path, a mode or a content, not with what git rewrites without
  * changing an entry, and there is none for what it does not read.
  */
 function repo(files: Record<string, string>): {
