@@ -248,13 +248,35 @@ async function addToIndex(snapshot: WorkspaceSnapshot): Promise<void> {
   if (snapshot.ignored.entries.size > 0) await reconcileUnignored(snapshot);
 }
 
+/** A snapshot's buffer for reading its index, kept: fresh pages for a 1.6 MB index cost ~5 ms here. */
+const indexBuffers = new WeakMap<WorkspaceSnapshot, Buffer>();
+
 /** The digest of the private index's entries (./index-entries.ts); undefined when it cannot be read. */
 async function entriesDigest(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
   const file = snapshot.env.GIT_INDEX_FILE;
   if (file === undefined) return undefined;
-  const index = await fs.readFile(file).catch(() => undefined);
-  // The start tree's id is as long as every object id of the store (SHA-1 or SHA-256, in hex).
-  return index && indexEntriesDigest(index, snapshot.tree.length / 2);
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(file, "r");
+    const { size } = await handle.stat();
+    let buffer = indexBuffers.get(snapshot);
+    if (!buffer || buffer.length < size) {
+      buffer = Buffer.allocUnsafe(size + (size >> 3));
+      indexBuffers.set(snapshot, buffer);
+    }
+    let read = 0;
+    while (read < size) {
+      const { bytesRead } = await handle.read(buffer, read, size - read, read);
+      if (bytesRead === 0) return undefined;
+      read += bytesRead;
+    }
+    // The start tree's id is as long as every object id of the store (SHA-1 or SHA-256, in hex).
+    return indexEntriesDigest(buffer.subarray(0, size), snapshot.tree.length / 2);
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }
 
 /** The former name of `updateTree`. */
