@@ -139,6 +139,21 @@ describe("updateIndex", () => {
     expect(rewritten).toBe(true);
   });
 
+  test("in a SHA-256 repository too (32-byte object ids in the index)", async () => {
+    const root = tempDir();
+    execFileSync("git", ["init", "-q", "--object-format=sha256", root]);
+    writeFiles(root, START);
+    const taken = await snapshot(root);
+    expect(taken.tree).toMatch(/^[0-9a-f]{64}$/);
+    expect(await updateIndex(taken)).toBe(taken.tree);
+    changeAll(root);
+    expect(await updateIndex(taken)).toBeUndefined();
+    const fromIndex = await computePatch(taken, THE_INDEX);
+    const tree = await updateTree(taken);
+    expect(await updateIndex(taken)).toBe(tree);
+    expect(await bytes(fromIndex)).toBe(await bytes(await computePatch(taken, tree)));
+  });
+
   test("names no tree once a file changed, even at once and to the same size", async () => {
     const root = gitRepo(START);
     const taken = await snapshot(root);
