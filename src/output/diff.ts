@@ -88,8 +88,10 @@ export async function computePatch(
       { ...gitOptions, ...(signal && { signal }) },
     );
   const deflating = new AbortController();
-  const signals = [deflating.signal, ...(options.signal ? [options.signal] : [])];
-  const deflated = writePatch("1", AbortSignal.any(signals));
+  const deflated = writePatch(
+    "1",
+    options.signal ? AbortSignal.any([deflating.signal, options.signal]) : deflating.signal,
+  );
   // Settled either way below; until then a failure must not count as unhandled.
   deflated.catch(() => {});
   try {
@@ -102,7 +104,7 @@ export async function computePatch(
     if (raw.files.length === 0) {
       await deflated;
       await fs.rm(patchFile, { force: true });
-      return { from, to: toTree, file: "", bytes: 0, files: [], sections: [] };
+      return { ...emptyPatch(from), to: toTree };
     }
     if (await newBytesOver(snapshot, raw.files, options.deflateMaxBytes ?? DEFLATE_PATCH_MAX_BYTES)) {
       deflating.abort();
