@@ -42,24 +42,33 @@ tools: [read, write, bash]
 sandbox: ${sandbox}
 `;
 
-/** The action's own process: the parent of the run's process, the grandparent of a command. */
-const GRANDPARENT = "GP=$(awk '{print $4}' /proc/$PPID/stat)";
+/**
+ * `action` for each ancestor of the command, `$p` its PID: whatever processes stand between, the
+ * run's and the action's own are among them.
+ */
+const EACH_ANCESTOR = (action: string) =>
+  `p=$PPID; while [ "$p" -gt 1 ]; do ${action}; p=$(awk '{print $4}' /proc/$p/stat); done`;
 const READS = [
   "cat /proc/$PPID/environ",
   "tr '\\0' '\\n' < /proc/self/environ",
-  `${GRANDPARENT}; tr '\\0' '\\n' < /proc/$GP/environ`,
+  EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ"),
   "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -aE '^(INPUT_|ACTIONS_|GITHUB_TOKEN|NPM_TOKEN|MY_LLM_KEY|ANTHROPIC)'",
   "cat /proc/*/environ 2>/dev/null",
-  `${GRANDPARENT}; base64 -w0 /proc/$GP/environ`,
-  `${GRANDPARENT}; base64 /proc/$GP/environ`,
+  EACH_ANCESTOR("base64 -w0 /proc/$p/environ"),
+  EACH_ANCESTOR("base64 /proc/$p/environ"),
   "env; git config --get-regexp 'extraheader'; cat .git/config",
 ];
-/** Reversed, a value passes any redaction: only its absence keeps it out. */
-const REVERSED_OWN = "tr '\\0' '\\n' < /proc/$PPID/environ | rev";
+/**
+ * The run's own process (the ancestor started with the action's run flag), its environment
+ * reversed: reversed, a value passes any redaction, so only its absence keeps it out.
+ */
+const REVERSED_OWN = EACH_ANCESTOR(
+  "if tr '\\0' ' ' < /proc/$p/cmdline | grep -q -- ' --agent-run-child'; then tr '\\0' '\\n' < /proc/$p/environ | rev; fi",
+);
 const SANDBOXED_EXTRA = ["ps eww -e", "ps aux", "cat /proc/*/environ 2>/dev/null | rev", "ps eww -e | rev"];
 const WRITES = [
   "cat /proc/[0-9]*/environ > leak-all.txt 2>/dev/null; true",
-  `${GRANDPARENT}; tr '\\0' '\\n' < /proc/$GP/environ > leak-action.txt`,
+  `{ ${EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak-action.txt`,
 ];
 
 const bash = (command: string) => ({ name: "bash", arguments: { command } });
@@ -154,7 +163,9 @@ describe("the built action keeps every secret out of the model's reach", { timeo
     expect(texts["requests to the model"]).toContain("INPUT_GITHUB-TOKEN=***");
     expect(texts["requests to the model"]).toContain("ACTIONS_RUNTIME_TOKEN=***");
     expect(findCanaries(CANARIES, texts)).toEqual([]);
-    // The run's own process holds none: not even reversed, which no redaction can catch.
+    // The run's own process holds none: not even reversed, which no redaction can catch. (Its
+    // environment did come back reversed: its PATH.)
+    expect(texts["requests to the model"]).toContain("=HTAP");
     expect(
       findCanaries(
         CANARIES,

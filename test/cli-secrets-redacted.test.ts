@@ -29,15 +29,21 @@ tools: [read, write, bash]
 sandbox: ${sandbox}
 `;
 
+/**
+ * `action` for each ancestor of the command, `$p` its PID: whatever processes stand between, the
+ * CLI's own is among them.
+ */
+const EACH_ANCESTOR = (action: string) =>
+  `p=$PPID; while [ "$p" -gt 1 ]; do ${action}; p=$(awk '{print $4}' /proc/$p/stat); done`;
 const READS = [
   "cat /proc/$PPID/environ",
-  "tr '\\0' '\\n' < /proc/$PPID/environ",
+  EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ"),
   "cat /proc/*/environ 2>/dev/null",
-  "base64 -w0 /proc/$PPID/environ",
-  "base64 /proc/$PPID/environ",
+  EACH_ANCESTOR("base64 -w0 /proc/$p/environ"),
+  EACH_ANCESTOR("base64 /proc/$p/environ"),
   "env; cat .git/config",
 ];
-const WRITE = "tr '\\0' '\\n' < /proc/$PPID/environ > leak.txt";
+const WRITE = `{ ${EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak.txt`;
 
 const bash = (command: string) => ({ name: "bash", arguments: { command } });
 

@@ -19,7 +19,11 @@ const LEFTOVERS = [
   "echo edited >> a.txt; sleep 0.5",
 ].join(" ");
 
-async function runWithLeftovers(sandbox: "off" | "required") {
+async function runWithLeftovers(
+  sandbox: "off" | "required",
+  options: { firstTurn?: string; before?: string } = {},
+) {
+  const leftovers = (options.before ?? "") + LEFTOVERS;
   const files: Record<string, string> = { "a.txt": "a\n" };
   for (let i = 0; i < 50; i++) files[`d/f${i}.txt`] = `${i}\n`;
   const root = gitRepo(files);
@@ -31,7 +35,7 @@ async function runWithLeftovers(sandbox: "off" | "required") {
   );
   writeFileSync(
     path.join(taskDir, "s.yml"),
-    `turns:\n  - tool_calls: [{ name: bash, arguments: { command: ${JSON.stringify(LEFTOVERS)} } }]\n  - text: done\n`,
+    `turns:\n${options.firstTurn ? `  - tool_calls: [{ name: bash, arguments: { command: ${JSON.stringify(options.firstTurn)} } }]\n` : ""}  - tool_calls: [{ name: bash, arguments: { command: ${JSON.stringify(leftovers)} } }]\n  - text: done\n`,
   );
   const result = await runCli([
     path.join(taskDir, "task.yml"),
@@ -60,6 +64,18 @@ async function expectStoppedBeforeThePatch(run: Awaited<ReturnType<typeof runWit
 // runner's marker variable, which they inherited.
 test("unsandboxed: background and setsid leftovers are stopped before the patch is computed", async () => {
   await expectStoppedBeforeThePatch(await runWithLeftovers("off"));
+});
+
+test("unsandboxed, started by the command server: the same leftovers are stopped before the patch", async () => {
+  // The first turn gives the server (sandbox/command-server.ts) time to start; the second records
+  // who started it, outside the workspace.
+  const parentFile = path.join(tempDir("agent-run-parent-"), "parent.txt");
+  const run = await runWithLeftovers("off", {
+    firstTurn: "sleep 0.5",
+    before: `tr '\\0' ' ' < /proc/$PPID/cmdline > ${parentFile}; `,
+  });
+  await expectStoppedBeforeThePatch(run);
+  expect(readFileSync(parentFile, "utf8")).toMatch(/ -e "use strict"/);
 });
 
 test.skipIf(NO_SANDBOX)("sandboxed: the same leftovers end with the sandbox, before the patch", async () => {

@@ -72,6 +72,33 @@ test("SIGKILL of the runner: no child of its commands is left, its temp dir is r
   expect(await goneWithin(5000, () => !existsSync(path.join(tmp, ours[0] ?? "")))).toBe(true);
 });
 
+test("SIGKILL of the runner: nothing is left of a command its command server started", async () => {
+  const tmp = tempDir("agent-run-tmpdir-");
+  const marker = String((Date.now() + 3) % 100000);
+  // Turn 1 gives the server (sandbox/command-server.ts) time to start; turn 2 runs in it.
+  const attack = `tr '\\0' ' ' < /proc/$PPID/cmdline > parent.txt; sleep 311${marker} & setsid sleep 312${marker} & sleep 313${marker}`;
+  const dir = await tempWorkspace({
+    "task.yml": TASK("off"),
+    "s.yml": `turns:\n  - tool_calls: [{ name: bash, arguments: { command: 'sleep 0.5' } }]\n  - tool_calls: [{ name: bash, arguments: { command: ${JSON.stringify(attack)} } }]\n`,
+  });
+  const { child, done } = startCli([path.join(dir, "task.yml"), "--replay", path.join(dir, "s.yml")], {
+    env: { TMPDIR: tmp },
+  });
+  const names = ["311", "312", "313"].map((n) => ["sleep", `${n}${marker}`]);
+  await until(() => names.every((args) => processesRunning(args).length > 0));
+  // The command's parent was the server, not the runner.
+  expect(readFileSync(path.join(dir, "parent.txt"), "utf8")).toMatch(/ -e "use strict"/);
+  const server = processesRunning(["sleep", `313${marker}`]).map((pid) =>
+    Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]),
+  );
+  child.kill("SIGKILL");
+  await done;
+  for (const args of names) {
+    expect(await goneWithin(5000, () => processesRunning(args).length === 0)).toBe(true);
+  }
+  for (const pid of server) expect(await waitGone(pid, 5000)).toBe(true);
+});
+
 test.skipIf(NO_SANDBOX)("SIGKILL of the runner: no sandboxed command is left either", async () => {
   const tmp = tempDir("agent-run-tmpdir-");
   const marker = String((Date.now() + 7) % 100000);

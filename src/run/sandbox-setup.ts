@@ -25,6 +25,7 @@ import type { CommandWrapper } from "../hooks/index.ts";
 import type { GitWrap } from "../output/index.ts";
 import {
   bubblewrapCommand,
+  createCommandServer,
   createProcessCap,
   createSandboxSession,
   detectSandbox,
@@ -41,6 +42,7 @@ import {
   type WrappableCommand,
 } from "../sandbox/index.ts";
 import type { TaskSpec } from "../spec/index.ts";
+import { ownerMarkerEnv } from "../system/reaper.ts";
 import type { BashOperations, BashPrepare, FileOperations } from "../tools/index.ts";
 import { runProcess } from "../tools/index.ts";
 import { RunSetupError } from "./types.ts";
@@ -138,6 +140,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   if (!support || !capping) {
     if (!runsCommands || !capping) return none();
     return unsandboxed(
+      input,
       await capping,
       gitSecrets,
       "bash and command hooks ran without a sandbox (sandbox: off in the task spec).",
@@ -164,6 +167,7 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
       );
     }
     return unsandboxed(
+      input,
       await capping,
       gitSecrets,
       `bash and command hooks ran without a sandbox (sandbox: auto, trusted trigger): ${why}.`,
@@ -286,26 +290,58 @@ function capWarnings(cap: ProcessCap): string[] {
   return cap.kind === "rlimit" || cap.kind === "none" ? [cap.note] : [];
 }
 
-/** Commands run as they are, each started under the run's process cap. */
-function unsandboxed(cap: ProcessCap, gitSecrets: string[], why: string): RunSandbox {
+/**
+ * Commands run as they are, each started under the run's process cap. The bash tool's are started
+ * by the exec server run without a sandbox (sandbox/command-server.ts: a fork from a small process
+ * instead of the runner's big one); hooks' and MCP servers' by the runner, as before.
+ */
+function unsandboxed(
+  input: SetupSandboxInput,
+  cap: ProcessCap,
+  gitSecrets: string[],
+  why: string,
+): RunSandbox {
   const { launcher } = cap;
+  const prefix = launcher ? cap.scriptPrefix : undefined;
+  const server = input.spec.tools.some((tool) => tool.name === "bash")
+    ? createCommandServer({
+        workspace: input.workspace,
+        // The server needs nothing of the runner's environment (least of all NODE_OPTIONS); each
+        // command brings its own. The marker lets the reaper find it, as it finds the commands.
+        serverEnv: {
+          ...(input.env.PATH !== undefined && { PATH: input.env.PATH }),
+          ...ownerMarkerEnv(),
+        },
+        fallback: runProcess,
+        ...(input.toolOutputDir !== undefined && { toolOutputDir: input.toolOutputDir }),
+        onDown: (reason) =>
+          input.onWarning?.(
+            `the process that starts bash commands stopped (${reason}); later commands were started by the runner itself.`,
+          ),
+      })
+    : undefined;
   const base: RunSandbox = {
     state: "unsandboxed",
     notes: [why, ...capWarnings(cap)],
     capNote: cap.note,
     gitSecrets,
-    dispose: () => cap.dispose(),
+    ...(server && { prestart: () => server.prestart() }),
+    dispose: async () => {
+      await server?.dispose();
+      await cap.dispose();
+    },
   };
-  const prefix = cap.scriptPrefix;
-  if (!launcher || prefix === undefined) return base;
   // The bash tool runs `bash -c <command>`, hooks `bash --norc --noprofile -c <command>`: that
   // bash puts itself under the cap first, on the script's first line (so line numbers stay), and
   // nothing of the command runs before. (A move into a cgroup costs a few milliseconds; the
   // launcher's two extra execs would double that.)
-  const bashPrepare: SandboxedBashPrepare = (execution) => ({
-    ...execution,
-    command: prefix + execution.command,
-  });
+  const bashPrepare: SandboxedBashPrepare = (execution) => {
+    const command = (prefix ?? "") + execution.command;
+    server?.remember(command, { cwd: execution.cwd, env: execution.env });
+    return { ...execution, command };
+  };
+  if (server) bashPrepare.run = server.run;
+  if (!launcher || prefix === undefined) return { ...base, ...(server && { bashPrepare }) };
   return {
     ...base,
     bashPrepare,

@@ -9,6 +9,7 @@ export {
   visibleInSandbox,
 } from "./bubblewrap.ts";
 export { candidates, createPidsCgroup, type PidsCgroup } from "./cgroup.ts";
+export { type CommandServer, type CommandServerOptions, createCommandServer } from "./command-server.ts";
 export { type DetectSandboxOptions, detectSandbox, PROBE_TIMEOUT_MS, type SandboxSupport } from "./detect.ts";
 export { SANDBOX_ENV_ALLOWLIST, sandboxEnv } from "./env-allowlist.ts";
 export { createFrameReader, encodeFrame, type FrameLimits } from "./frames.ts";

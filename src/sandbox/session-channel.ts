@@ -4,6 +4,11 @@
  * id; replies with that id go to its `Pending` until it is forgotten; when the server cannot start
  * or dies, every pending request hears `onDown` and the channel stays down.
  *
+ * A run without a sandbox runs the same server as a plain child process (`place.unsandboxed`), for
+ * the bash tool's commands only: forking a command from the runner costs what the runner's size
+ * costs (page tables copied on the runner's thread, ~8 ms a command on a guest whose page tables
+ * are costly); forking it from the small server costs a fraction of that, off the runner's thread.
+ *
  * While a request is pending the channel keeps the event loop alive; idle, it never does.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
@@ -37,9 +42,14 @@ export interface Pending {
   destination?(reply: ServerReply, length: number): Buffer | undefined;
 }
 
+/**
+ * Where the server runs: in a bwrap of the run's policy (without the environment), or, for a run
+ * without a sandbox, as a plain child process in the `unsandboxed` folder.
+ */
+export type ServerPlace = { policy: Omit<SandboxPolicy, "env"> } | { unsandboxed: string };
+
 export interface ChannelOptions {
-  /** The run's policy, without the environment. */
-  policy: Omit<SandboxPolicy, "env">;
+  place: ServerPlace;
   /** The exec server's own environment (the commands get theirs with each request). */
   serverEnv: Record<string, string>;
   /** Called once when the server cannot start or dies. */
@@ -53,8 +63,11 @@ export interface ChannelOptions {
 export interface SessionChannel {
   /** "idle" before the first start, "live", or "down" (could not start, died or disposed). */
   readonly state: "idle" | "live" | "down";
-  /** The folder bound read-write when the server started (undefined before, or when none was). */
-  readonly boundDir: string | undefined;
+  /**
+   * Whether the server can write files in `dir`: the folder bound read-write when it started in a
+   * bwrap; any folder when it runs unsandboxed.
+   */
+  writes(dir: string): boolean;
   /** Starts the server once, binding `writable` read-write (created if missing); resolves whether it is live. */
   start(writable: string | undefined): Promise<boolean>;
   /** Sends a request under a fresh id; replies go to `pending` until `forget`. Returns the id. */
@@ -117,25 +130,9 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
       );
       try {
         if (writable) mkdirSync(writable, { recursive: true });
-        const nodePath = options.nodePath ?? process.execPath;
-        const policy: SandboxPolicy = {
-          ...options.policy,
-          // The server's Node binary, when it lies under a folder the sandbox hides (nvm under $HOME).
-          reveal: [
-            ...(options.policy.reveal ?? []),
-            ...(visibleInSandbox(options.policy, nodePath) ? [] : [nodePath]),
-          ],
-          writable: writable ? [writable] : [],
-          env: options.serverEnv,
-        };
-        // Through the policy's launcher, which puts it under the run's process cap first.
-        const bwrap = bubblewrapCommand(
-          policy,
-          [nodePath, "-e", EXEC_SERVER_SOURCE],
-          options.policy.workspace,
-        );
-        const server = spawn(bwrap.file, bwrap.args, {
-          cwd: options.policy.workspace,
+        const { file, args, cwd } = serverCommand(options.place, options, writable);
+        const server = spawn(file, args, {
+          cwd,
           env: options.serverEnv,
           stdio: ["pipe", "pipe", "pipe"],
           detached: true,
@@ -152,7 +149,8 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
         });
         server.once("error", (error) => settle(false, error.message));
         server.once("exit", (code, signal) => {
-          const why = stderrTail.trim() || `bwrap exited (${signal ?? `code ${code}`})`;
+          const ended = "policy" in options.place ? "bwrap exited" : "the server exited";
+          const why = stderrTail.trim() || `${ended} (${signal ?? `code ${code}`})`;
           settle(false, why);
           goDown(`it ended: ${why}`);
         });
@@ -193,9 +191,7 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
     get state() {
       return state;
     },
-    get boundDir() {
-      return boundDir;
-    },
+    writes: (dir) => !("policy" in options.place) || dir === boundDir,
     start,
     send(header, entry, data) {
       const id = nextId++;
@@ -228,4 +224,25 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
       clearTimeout(timer);
     },
   };
+}
+
+/** The server's command line and folder for `place`. */
+function serverCommand(
+  place: ServerPlace,
+  options: Pick<ChannelOptions, "nodePath" | "serverEnv">,
+  writable: string | undefined,
+): { file: string; args: string[]; cwd: string } {
+  const nodePath = options.nodePath ?? process.execPath;
+  if (!("policy" in place))
+    return { file: nodePath, args: ["-e", EXEC_SERVER_SOURCE], cwd: place.unsandboxed };
+  const policy: SandboxPolicy = {
+    ...place.policy,
+    // The server's Node binary, when it lies under a folder the sandbox hides (nvm under $HOME).
+    reveal: [...(place.policy.reveal ?? []), ...(visibleInSandbox(place.policy, nodePath) ? [] : [nodePath])],
+    writable: writable ? [writable] : [],
+    env: options.serverEnv,
+  };
+  // Through the policy's launcher, which puts it under the run's process cap first.
+  const bwrap = bubblewrapCommand(policy, [nodePath, "-e", EXEC_SERVER_SOURCE], place.policy.workspace);
+  return { ...bwrap, cwd: place.policy.workspace };
 }

@@ -4,6 +4,9 @@
  * grace) for the commands the sandbox's `prepare` wrapped and `remember`ed, run by the exec server.
  * Anything else, and every call once the session could not start or died, runs as given: the
  * per-call bwrap command that `prepare` returned. It never runs a command unsandboxed.
+ *
+ * The same for a run without a sandbox (command-server.ts): the server runs unsandboxed, and a
+ * command it does not take runs as given, unsandboxed as before.
  */
 import { fchmodSync } from "node:fs";
 import { constants as osConstants } from "node:os";
@@ -29,7 +32,27 @@ export interface SessionCommands {
 
 export function createSessionCommands(
   channel: SessionChannel,
-  options: { fallback: typeof runProcess; toolOutputDir: string | undefined },
+  options: {
+    fallback: typeof runProcess;
+    toolOutputDir: string | undefined;
+    /**
+     * Told each command's PID (its group's) when it starts; what it returns is called when the
+     * command has finished. For a server whose PIDs are the host's (one without bwrap).
+     */
+    watch?: (pid: number) => () => void;
+    /**
+     * How a command ended by a signal is reported: as bwrap reports its child's (exit code 128+n,
+     * the default, so a sandboxed command reads the same in the session and in its own bwrap), or
+     * as `runProcess` reports it (no exit code, the signal's name).
+     */
+    signals?: "as-bwrap" | "as-runProcess";
+    /**
+     * A command that comes before the server is live starts it in the background and runs through
+     * `fallback` meanwhile, instead of waiting for it. For a fallback that is as good as the server,
+     * only slower per command (the runner's own spawn, for a run without a sandbox).
+     */
+    fallbackWhileStarting?: boolean;
+  },
 ): SessionCommands {
   const remembered = new Map<string, { command: SessionCommand; uses: number }>();
 
@@ -60,7 +83,9 @@ export function createSessionCommands(
         canceled = true;
         kill();
       };
+      let unwatch: (() => void) | undefined;
       const finish = (result: ProcessResult) => {
+        unwatch?.();
         if (timeout) clearTimeout(timeout);
         runOptions.signal?.removeEventListener("abort", onAbort);
         channel.forget(id);
@@ -86,6 +111,10 @@ export function createSessionCommands(
         },
         {
           onReply(reply) {
+            if (reply.event === "started" && typeof reply.pid === "number") {
+              unwatch = options.watch?.(reply.pid);
+              return;
+            }
             if (reply.event !== "finished") return;
             if (reply.error !== undefined) {
               finish({
@@ -96,7 +125,7 @@ export function createSessionCommands(
               });
               return;
             }
-            finish(finishedResult(reply, base(), runOptions.timeoutMs));
+            finish(finishedResult(reply, base(), runOptions.timeoutMs, options.signals ?? "as-bwrap"));
           },
           onDown(reason) {
             finish({
@@ -134,9 +163,13 @@ export function createSessionCommands(
     const outputPath = output.path;
     const outputDir = path.dirname(outputPath);
     if (runOptions.signal?.aborted) return options.fallback(file, args, runOptions);
-    if (!(await channel.start(options.toolOutputDir ?? outputDir)))
+    const starting = channel.start(options.toolOutputDir ?? outputDir);
+    if (options.fallbackWhileStarting && channel.state !== "live") {
+      starting.catch(() => {});
       return options.fallback(file, args, runOptions);
-    if (channel.boundDir !== outputDir || channel.state !== "live" || runOptions.signal?.aborted) {
+    }
+    if (!(await starting)) return options.fallback(file, args, runOptions);
+    if (!channel.writes(outputDir) || channel.state !== "live" || runOptions.signal?.aborted) {
       return options.fallback(file, args, runOptions);
     }
     return runInSession(entry.command, runOptions, { fd: output.fd, path: outputPath }, startedAt);
@@ -153,11 +186,12 @@ export function createSessionCommands(
   };
 }
 
-/** The result of a command the server saw finish: a signal is reported as bwrap reports it, 128+n. */
+/** The result of a command the server saw finish, a signal reported as `signals` says. */
 function finishedResult(
   reply: ServerReply,
   base: Omit<ProcessResult, "exitCode" | "failed" | "shortMessage" | "signal">,
   timeoutMs: number | undefined,
+  signals: "as-bwrap" | "as-runProcess",
 ): ProcessResult {
   const signalNumber =
     typeof reply.signal === "string" ? osConstants.signals[reply.signal as NodeJS.Signals] : undefined;
@@ -170,6 +204,15 @@ function finishedResult(
       shortMessage: base.timedOut
         ? `Command timed out after ${timeoutMs} ms: bash -c …`
         : "Command was canceled: bash -c …",
+    };
+  }
+  if (signals === "as-runProcess" && typeof reply.code !== "number" && typeof reply.signal === "string") {
+    return {
+      ...base,
+      exitCode: undefined,
+      signal: reply.signal,
+      failed: true,
+      shortMessage: `Command was killed with ${reply.signal}: bash -c …`,
     };
   }
   const exitCode =

@@ -74,7 +74,7 @@ function failure(message: string, code = "io"): Error & { code: string } {
 
 export function createSandboxSession(options: SandboxSessionOptions): SandboxSession {
   let disposed = false;
-  const channel = createSessionChannel(options);
+  const channel = createSessionChannel({ ...options, place: { policy: options.policy } });
   const commands = createSessionCommands(channel, {
     fallback: options.fallback,
     toolOutputDir: options.toolOutputDir,
@@ -86,7 +86,7 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
     if (disposed) throw failure("The sandbox session has ended.");
     if (channel.state !== "down" && (await channel.start(options.toolOutputDir))) return channel;
     if (!spare || spare.state === "down") {
-      spare = createSessionChannel({ ...options, onDown: () => {} });
+      spare = createSessionChannel({ ...options, place: { policy: options.policy }, onDown: () => {} });
     }
     if (await spare.start(undefined)) return spare;
     throw failure("The sandbox could not start, so the file tools cannot work here.");

@@ -1,0 +1,84 @@
+/**
+ * The exec server (exec-server.ts) without a sandbox, for a run whose commands run unsandboxed
+ * (`sandbox: off`, or `auto` where bubblewrap cannot start): it starts the bash tool's commands and
+ * nothing else. Started like a sandbox session (on first use, or when the model's first tool call
+ * starts streaming), ended with the run; a command that comes while it starts does not wait for it
+ * (~50-100 ms here) but is started by the runner, as every command was before.
+ *
+ * Why a process between the runner and its commands: `child_process.spawn` forks the calling
+ * process, and a fork copies its page tables on the caller's thread. The runner is the biggest
+ * process of a run (100 MB and more); on a guest whose page-table writes trap to the hypervisor
+ * that was ~8 ms of every command, against a fraction of it from the small server.
+ *
+ * What a command gets is what `runProcess` gives it (system/process.ts): `bash -c` with exactly
+ * its environment plus the runner's owner marker (so the reaper and the end's sweep of leftovers
+ * find what it leaves), its own session and process group, the output file as stdout and stderr,
+ * SIGTERM then SIGKILL to the group on timeout or abort and once its leader exits. The reaper
+ * watches each group, as for `runProcess`, so a runner killed with its server leaves none behind.
+ * When the server cannot start or dies, commands run through `fallback` (`runProcess`), as
+ * before; it never changes whether a command is sandboxed.
+ */
+import type { runProcess } from "../system/process.ts";
+import { ownerMarkerEnv, watchGroup } from "../system/reaper.ts";
+import { createSessionChannel } from "./session-channel.ts";
+import { createSessionCommands } from "./session-commands.ts";
+
+export interface CommandServerOptions {
+  /** The folder the server runs in (the workspace). */
+  workspace: string;
+  /** The server's own environment (each command gets its own with its request). */
+  serverEnv: Record<string, string>;
+  /** Runs a command the server does not take, and every command once it is down. */
+  fallback: typeof runProcess;
+  /** Called once when the server cannot start or dies. */
+  onDown: (reason: string) => void;
+  /** The bash tool's output folder, created when missing. Default: the first command's. */
+  toolOutputDir?: string;
+  /** The Node binary of the server. Default: process.execPath. */
+  nodePath?: string;
+  startTimeoutMs?: number;
+}
+
+export interface CommandServer {
+  /** Has the server run `script` (`bash -c script`) in `cwd` with `env`, when `run` is given it. */
+  remember(script: string, command: { cwd: string; env: Record<string, string> }): void;
+  /** `runProcess` through the server (see session-commands.ts). */
+  run: typeof runProcess;
+  /** Starts the server now, in the background, instead of on first use. */
+  prestart(): void;
+  /** Ends the server: its stdin closes, it SIGKILLs every group it started and exits. */
+  dispose(): Promise<void>;
+}
+
+export function createCommandServer(options: CommandServerOptions): CommandServer {
+  const channel = createSessionChannel({
+    place: { unsandboxed: options.workspace },
+    serverEnv: options.serverEnv,
+    onDown: options.onDown,
+    ...(options.nodePath !== undefined && { nodePath: options.nodePath }),
+    ...(options.startTimeoutMs !== undefined && { startTimeoutMs: options.startTimeoutMs }),
+  });
+  const commands = createSessionCommands(channel, {
+    fallback: options.fallback,
+    toolOutputDir: options.toolOutputDir,
+    watch: watchGroup,
+    signals: "as-runProcess",
+    fallbackWhileStarting: true,
+  });
+  let disposed = false;
+  return {
+    remember(script, command) {
+      commands.remember(script, { script, cwd: command.cwd, env: { ...command.env, ...ownerMarkerEnv() } });
+    },
+    run: commands.run,
+    prestart() {
+      if (disposed || channel.state !== "idle") return;
+      channel.start(options.toolOutputDir).catch(() => {});
+    },
+    async dispose() {
+      disposed = true;
+      commands.forgetAll();
+      await channel.dispose();
+    },
+  };
+}

@@ -1,0 +1,182 @@
+import { readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import type { AgentContext } from "../src/core/types.ts";
+import { setupSandbox } from "../src/run/sandbox-setup.ts";
+import { parseTask } from "../src/spec/index.ts";
+import { OWNER_MARKER_VAR } from "../src/system/reaper.ts";
+import { createBashTool } from "../src/tools/index.ts";
+import { isAlive, waitGone } from "./helpers/cli.ts";
+import { until } from "./helpers/patch-run.ts";
+import { processesWith, trustWorkspace } from "./helpers/trust.ts";
+
+/**
+ * Without a sandbox, the bash tool's commands are started by the exec server run as a plain child
+ * process (sandbox/command-server.ts) instead of by the runner: what a command gets and how it
+ * ends must be what `runProcess` gives, whichever of the two started it.
+ */
+const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: server\ntools: [bash]\nsandbox: off\n";
+const context: AgentContext = { systemPrompt: "", messages: [], tools: [] };
+let markers = 0;
+const marker = () => `310.${process.pid}${(Date.now() % 10_000) + 10 * ++markers}`;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}
+
+/** The run's unsandboxed set-up as the runner makes it, and its bash tool. */
+async function unsandboxedRun() {
+  const warnings: string[] = [];
+  const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+  const task = parseTask(TASK, path.join(dir, "task.yml"));
+  const sandbox = await setupSandbox({
+    spec: task.spec,
+    workspace: dir,
+    protectedGlobs: [".git", ".git/**", ".agent-run/**"],
+    env: process.env,
+    trusted: true,
+    toolOutputDir: path.join(dir, ".agent-run", "tool-output"),
+    onWarning: (message) => warnings.push(message),
+  });
+  cleanups.push(async () => {
+    await sandbox.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+  expect(sandbox.state).toBe("unsandboxed");
+  const prepare = sandbox.bashPrepare;
+  if (!prepare?.run) throw new Error("no command server");
+  const tool = createBashTool(dir, {
+    env: process.env,
+    spillDir: path.join(dir, ".agent-run", "tool-output"),
+    killGraceMs: 300,
+    prepare,
+    operations: { run: prepare.run },
+  });
+  const call = async (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) => {
+    const result = await tool.execute(
+      "call",
+      { command, ...(extra.timeout !== undefined && { timeout: extra.timeout }) },
+      extra.signal ?? new AbortController().signal,
+      () => {},
+      context,
+    );
+    const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    return { text, details: result.details };
+  };
+  /** The PID of the process that started a command now. */
+  const starter = async () => Number((await call("echo $PPID")).text.trim().split("\n")[0]);
+  /** Waits until commands are started by the server; returns its PID. */
+  const serverLive = async () => {
+    for (let i = 0; i < 200; i++) {
+      const pid = await starter();
+      if (pid !== process.pid) return pid;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error("the command server never took a command");
+  };
+  return { dir, sandbox, call, starter, serverLive, warnings };
+}
+
+describe("unsandboxed bash commands started by the command server", () => {
+  test("the first command does not wait for the server; later ones are its children, the server the runner's", async () => {
+    const { starter, serverLive, warnings } = await unsandboxedRun();
+    // The server starts with the first command, which the runner starts meanwhile.
+    expect(await starter()).toBe(process.pid);
+    const server = await serverLive();
+    expect(server).not.toBe(process.pid);
+    expect(cmdline(server)).toMatch(/ -e "use strict"/);
+    expect(readFileSync(`/proc/${server}/stat`, "utf8").split(") ")[1]?.split(" ")[1]).toBe(
+      String(process.pid),
+    );
+    // Its own environment holds nothing of the runner's but PATH and the owner marker.
+    const names = readFileSync(`/proc/${server}/environ`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((entry) => entry.slice(0, entry.indexOf("=")))
+      .sort();
+    expect(names).toEqual([OWNER_MARKER_VAR, "PATH"].sort());
+    expect(warnings).toEqual([]);
+  });
+
+  test("a command's environment is the one runProcess gives, owner marker included", async () => {
+    const { call, serverLive, dir } = await unsandboxedRun();
+    await serverLive();
+    const listing = "cat /proc/self/environ | tr '\\0' '\\n' | grep -v '^_=' | sort";
+    const fromServer = (await call(listing)).text;
+    // The same command through runProcess, as the runner started every command before.
+    const tool = createBashTool(dir, { env: process.env, spillDir: path.join(dir, "spill") });
+    const direct = await tool.execute(
+      "d",
+      { command: listing },
+      new AbortController().signal,
+      () => {},
+      context,
+    );
+    const fromRunner = direct.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    expect(fromServer).toContain(`${OWNER_MARKER_VAR}=`);
+    expect(fromServer).toBe(fromRunner);
+  });
+
+  test("a command killed by a signal reads as from runProcess; a timeout ends its group", async () => {
+    const { call, serverLive } = await unsandboxedRun();
+    await serverLive();
+    const killed = await call("echo before; kill -9 $$");
+    expect(killed.details.signal).toBe("SIGKILL");
+    expect(killed.details.exitCode).toBeUndefined();
+    expect(killed.text).toContain("Command killed by SIGKILL.");
+
+    const m = marker();
+    const timedOut = await call(`sleep ${m}1 & echo $! > /dev/null; sleep ${m}2`, { timeout: 1 });
+    expect(timedOut.details.timedOut).toBe(true);
+    expect(timedOut.text).toContain("timed out");
+    await until(() => processesWith(`sleep ${m}`).length === 0, 5000);
+    expect(processesWith(`sleep ${m}`)).toEqual([]);
+  });
+
+  test("an aborted command is killed with its group", async () => {
+    const { call, serverLive } = await unsandboxedRun();
+    await serverLive();
+    const m = marker();
+    const controller = new AbortController();
+    const running = call(`sleep ${m}1 & sleep ${m}2`, { signal: controller.signal });
+    await until(() => processesWith(`sleep ${m}`).length >= 2, 10_000);
+    controller.abort();
+    const result = await running;
+    expect(result.details.aborted).toBe(true);
+    await until(() => processesWith(`sleep ${m}`).length === 0, 5000);
+    expect(processesWith(`sleep ${m}`)).toEqual([]);
+  });
+
+  test("when the server dies, the next command is started by the runner, with a warning", async () => {
+    const { starter, serverLive, warnings } = await unsandboxedRun();
+    const server = await serverLive();
+    process.kill(server, "SIGKILL");
+    expect(await waitGone(server, 5000)).toBe(true);
+    await until(() => warnings.length > 0, 5000);
+    expect(await starter()).toBe(process.pid);
+    expect(warnings.join("\n")).toMatch(/process that starts bash commands stopped .*started by the runner/);
+  });
+
+  test("the run's end ends the server and what its commands still run in their groups", async () => {
+    const { sandbox, call, serverLive } = await unsandboxedRun();
+    const server = await serverLive();
+    const m = marker();
+    // A command still running at the end (the run stopped it), with a child in its group.
+    void call(`sleep ${m}1 & sleep ${m}2`);
+    await until(() => processesWith(`sleep ${m}`).length >= 2, 10_000);
+    await sandbox.dispose();
+    expect(isAlive(server)).toBe(false);
+    await until(() => processesWith(`sleep ${m}`).length === 0, 5000);
+    expect(processesWith(`sleep ${m}`)).toEqual([]);
+  });
+});
