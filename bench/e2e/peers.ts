@@ -14,6 +14,8 @@
  * checks and telemetry. Scenarios: S1 one text turn; S2 20 tool turns (read, edit, `echo ok`,
  * write in turn; Codex has one shell tool, so it does all four through `exec_command`); S4
  * `seq 1 3000000` through the runner's shell tool. Per turn = (S2 − S1) / 20, wall and CPU.
+ * agent-run runs as it does by default (`sandbox: auto`: bash in bubblewrap where it starts) and
+ * with `sandbox: off`, as pi runs its bash.
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -35,7 +37,11 @@ const DONE: MockReply = { text: "Done.", usage: USAGE };
 const PROMPT = "Do the benchmark task.";
 const BARE_LOOP = path.join(import.meta.dirname, "bare-loop.ts");
 
-type Runner = "agent-run" | "bare loop" | "pi" | "codex";
+/**
+ * "agent-run, sandbox off": bash unsandboxed, as pi and the bare loop run it (agent-run's default,
+ * `sandbox: auto`, runs it in bubblewrap here).
+ */
+type Runner = "agent-run" | "agent-run, sandbox off" | "bare loop" | "pi" | "codex";
 type Scenario = "S1" | "S2" | "S4";
 
 /** Codex's one shell tool: a command string, plain pipes, no login shell. */
@@ -104,8 +110,9 @@ async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise
   let args: string[];
   let env: NodeJS.ProcessEnv = base;
   try {
-    if (runner === "agent-run") {
-      const task = `name: bench\nmodel: openai:gpt-5.4-mini\nprompt: ${PROMPT}\ntools: [read, edit, write, bash]\nlimits: { max_turns: 1000 }\n`;
+    if (runner === "agent-run" || runner === "agent-run, sandbox off") {
+      const sandbox = runner === "agent-run" ? "" : "sandbox: off\n";
+      const task = `name: bench\nmodel: openai:gpt-5.4-mini\nprompt: ${PROMPT}\ntools: [read, edit, write, bash]\nlimits: { max_turns: 1000 }\n${sandbox}`;
       await writeFile(path.join(workspace, "task.yml"), task);
       [command, args] = [node, [cli, path.join(workspace, "task.yml")]];
       env = { ...base, OPENAI_BASE_URL: `${mock.url}/v1` };
@@ -178,7 +185,7 @@ async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise
 }
 
 const bundle = await buildBundle();
-const runners: Runner[] = ["agent-run", "bare loop"];
+const runners: Runner[] = ["agent-run", "agent-run, sandbox off", "bare loop"];
 if (values.pi) runners.push("pi");
 if (values.codex) runners.push("codex");
 const got = new Map<string, { wall: number[]; cpu: number[]; rss: number[] }>();
@@ -242,16 +249,18 @@ if (peers.length > 0) {
     }
   }
   if (peers.includes("pi")) {
-    for (const what of ["wall", "cpu"] as const) {
-      const ours = median("agent-run", "turn", what);
-      const pi = median("pi", "turn", what);
-      rows.push({
-        scenario: "agent-run vs pi",
-        measure: `per turn ${what} ms`,
-        value: `${fmt(ours, 2)} vs ${fmt(pi, 2)}`,
-        spread: "medians",
-        target: `≤ pi ${ours <= pi ? "met" : "MISSED"}`,
-      });
+    for (const runner of ["agent-run", "agent-run, sandbox off"] as const) {
+      for (const what of ["wall", "cpu"] as const) {
+        const ours = median(runner, "turn", what);
+        const pi = median("pi", "turn", what);
+        rows.push({
+          scenario: `${runner} vs pi`,
+          measure: `per turn ${what} ms`,
+          value: `${fmt(ours, 2)} vs ${fmt(pi, 2)}`,
+          spread: "medians",
+          target: `≤ pi ${ours <= pi ? "met" : "MISSED"}`,
+        });
+      }
     }
   }
 }

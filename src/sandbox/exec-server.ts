@@ -2,7 +2,9 @@
  * The exec server of a sandbox session: a small program run as `node -e <source>` inside the run's
  * one long-lived bubblewrap, by the runner's own Node binary (so no file of it needs to be visible
  * inside, and no shell quoting is involved). It starts the bash tool's commands and does the file
- * tools' work (confined-fs.ts), so both act with the sandbox's mounts, namespaces and /proc.
+ * tools' work (confined-fs.ts), so both act with the sandbox's mounts, namespaces and /proc. A run
+ * without a sandbox runs it too, as a plain child process, for the bash tool's commands only
+ * (command-server.ts).
  *
  * Protocol: frames (frames.ts) over its stdin (requests) and stdout (replies). It says
  * `{"event":"ready"}` once. Requests:
