@@ -17,7 +17,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { runActionBundle } from "./fake-github/actions-runner.ts";
 import { type FakeGitHub, startFakeGitHub } from "./fake-github/server.ts";
 import { BUILT_ACTION } from "./helpers/built.ts";
-import { canary, filesUnder, findCanaries } from "./helpers/canaries.ts";
+import { canary, eachAncestor, filesUnder, findCanaries } from "./helpers/canaries.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { type MockLlm, type MockReply, type RecordedRequest, startMockLlm } from "./mock-llm/server.ts";
 
@@ -42,33 +42,27 @@ tools: [read, write, bash]
 sandbox: ${sandbox}
 `;
 
-/**
- * `action` for each ancestor of the command, `$p` its PID: whatever processes stand between, the
- * run's and the action's own are among them.
- */
-const EACH_ANCESTOR = (action: string) =>
-  `p=$PPID; while [ "$p" -gt 1 ]; do ${action}; p=$(awk '{print $4}' /proc/$p/stat); done`;
 const READS = [
   "cat /proc/$PPID/environ",
   "tr '\\0' '\\n' < /proc/self/environ",
-  EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ"),
+  eachAncestor("tr '\\0' '\\n' < /proc/$p/environ"),
   "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -aE '^(INPUT_|ACTIONS_|GITHUB_TOKEN|NPM_TOKEN|MY_LLM_KEY|ANTHROPIC)'",
   "cat /proc/*/environ 2>/dev/null",
-  EACH_ANCESTOR("base64 -w0 /proc/$p/environ"),
-  EACH_ANCESTOR("base64 /proc/$p/environ"),
+  eachAncestor("base64 -w0 /proc/$p/environ"),
+  eachAncestor("base64 /proc/$p/environ"),
   "env; git config --get-regexp 'extraheader'; cat .git/config",
 ];
 /**
  * The run's own process (the ancestor started with the action's run flag), its environment
  * reversed: reversed, a value passes any redaction, so only its absence keeps it out.
  */
-const REVERSED_OWN = EACH_ANCESTOR(
+const REVERSED_OWN = eachAncestor(
   "if tr '\\0' ' ' < /proc/$p/cmdline | grep -q -- ' --agent-run-child'; then tr '\\0' '\\n' < /proc/$p/environ | rev; fi",
 );
 const SANDBOXED_EXTRA = ["ps eww -e", "ps aux", "cat /proc/*/environ 2>/dev/null | rev", "ps eww -e | rev"];
 const WRITES = [
   "cat /proc/[0-9]*/environ > leak-all.txt 2>/dev/null; true",
-  `{ ${EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak-action.txt`,
+  `{ ${eachAncestor("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak-action.txt`,
 ];
 
 const bash = (command: string) => ({ name: "bash", arguments: { command } });

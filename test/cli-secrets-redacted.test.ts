@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { canary, filesUnder, findCanaries } from "./helpers/canaries.ts";
+import { canary, eachAncestor, filesUnder, findCanaries } from "./helpers/canaries.ts";
 import { runCli, tempWorkspace } from "./helpers/cli.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { type MockLlm, type MockReply, type RecordedRequest, startMockLlm } from "./mock-llm/server.ts";
@@ -29,21 +29,15 @@ tools: [read, write, bash]
 sandbox: ${sandbox}
 `;
 
-/**
- * `action` for each ancestor of the command, `$p` its PID: whatever processes stand between, the
- * CLI's own is among them.
- */
-const EACH_ANCESTOR = (action: string) =>
-  `p=$PPID; while [ "$p" -gt 1 ]; do ${action}; p=$(awk '{print $4}' /proc/$p/stat); done`;
 const READS = [
   "cat /proc/$PPID/environ",
-  EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ"),
+  eachAncestor("tr '\\0' '\\n' < /proc/$p/environ"),
   "cat /proc/*/environ 2>/dev/null",
-  EACH_ANCESTOR("base64 -w0 /proc/$p/environ"),
-  EACH_ANCESTOR("base64 /proc/$p/environ"),
+  eachAncestor("base64 -w0 /proc/$p/environ"),
+  eachAncestor("base64 /proc/$p/environ"),
   "env; cat .git/config",
 ];
-const WRITE = `{ ${EACH_ANCESTOR("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak.txt`;
+const WRITE = `{ ${eachAncestor("tr '\\0' '\\n' < /proc/$p/environ")}; } > leak.txt`;
 
 const bash = (command: string) => ({ name: "bash", arguments: { command } });
 

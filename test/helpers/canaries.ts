@@ -77,3 +77,12 @@ export async function filesUnder(dir: string): Promise<Record<string, string>> {
   }
   return out;
 }
+
+/**
+ * A shell loop doing `action` for each ancestor of the command that runs it, `$p` its PID: an
+ * attack on every process above the model's command, whatever processes stand between it and the
+ * runner (the exec server does, unsandboxed).
+ */
+export function eachAncestor(action: string): string {
+  return `p=$PPID; while [ "$p" -gt 1 ]; do ${action}; p=$(awk '{print $4}' /proc/$p/stat); done`;
+}
