@@ -3,7 +3,7 @@
  * (`sandbox: off`, or `auto` where bubblewrap cannot start): it starts the bash tool's commands and
  * nothing else. Started like a sandbox session (on first use, or when the model's first tool call
  * starts streaming), ended with the run; a command that comes while it starts does not wait for it
- * (~50-100 ms here) but is started by the runner, as every command was before.
+ * (50-180 ms here) but is started by the runner, as every command was before.
  *
  * Why a process between the runner and its commands: `child_process.spawn` forks the calling
  * process, and a fork copies its page tables on the caller's thread. The runner is the biggest
