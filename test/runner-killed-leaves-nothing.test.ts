@@ -72,9 +72,12 @@ test("SIGKILL of the runner: no child of its commands is left, its temp dir is r
   expect(await goneWithin(5000, () => !existsSync(path.join(tmp, ours[0] ?? "")))).toBe(true);
 });
 
-test("SIGKILL of the runner: nothing is left of a command its command server started", async () => {
+test.each([
+  ["the runner", false],
+  ["the runner and its command server together", true],
+])("SIGKILL of %s: nothing is left of a command the command server started", async (_who, withServer) => {
   const tmp = tempDir("agent-run-tmpdir-");
-  const marker = String((Date.now() + 3) % 100000);
+  const marker = String((Date.now() + (withServer ? 5 : 3)) % 100000);
   // Turn 1 gives the server (sandbox/command-server.ts) time to start; turn 2 runs in it.
   const attack = `tr '\\0' ' ' < /proc/$PPID/cmdline > parent.txt; sleep 311${marker} & setsid sleep 312${marker} & sleep 313${marker}`;
   const dir = await tempWorkspace({
@@ -91,6 +94,8 @@ test("SIGKILL of the runner: nothing is left of a command its command server sta
   const server = processesRunning(["sleep", `313${marker}`]).map((pid) =>
     Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]),
   );
+  // Together: the server gets no chance to end its commands' groups; the reaper must.
+  if (withServer) for (const pid of server) process.kill(pid, "SIGKILL");
   child.kill("SIGKILL");
   await done;
   for (const args of names) {

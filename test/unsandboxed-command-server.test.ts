@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import type { AgentContext } from "../src/core/types.ts";
 import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { parseTask } from "../src/spec/index.ts";
 import { OWNER_MARKER_VAR } from "../src/system/reaper.ts";
@@ -10,6 +9,7 @@ import { createBashTool } from "../src/tools/index.ts";
 import { isAlive, waitGone } from "./helpers/cli.ts";
 import { until } from "./helpers/patch-run.ts";
 import { processesWith, trustWorkspace } from "./helpers/trust.ts";
+import { run, textOf } from "./tools-support.ts";
 
 /**
  * Without a sandbox, the bash tool's commands are started by the exec server run as a plain child
@@ -17,7 +17,6 @@ import { processesWith, trustWorkspace } from "./helpers/trust.ts";
  * ends must be what `runProcess` gives, whichever of the two started it.
  */
 const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: server\ntools: [bash]\nsandbox: off\n";
-const context: AgentContext = { systemPrompt: "", messages: [], tools: [] };
 let markers = 0;
 const marker = () => `310.${process.pid}${(Date.now() % 10_000) + 10 * ++markers}`;
 
@@ -63,15 +62,12 @@ async function unsandboxedRun() {
     operations: { run: prepare.run },
   });
   const call = async (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) => {
-    const result = await tool.execute(
-      "call",
+    const result = await run(
+      tool,
       { command, ...(extra.timeout !== undefined && { timeout: extra.timeout }) },
-      extra.signal ?? new AbortController().signal,
-      () => {},
-      context,
+      extra.signal ? { signal: extra.signal } : {},
     );
-    const text = result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-    return { text, details: result.details };
+    return { text: textOf(result), details: result.details };
   };
   /** The PID of the process that started a command now. */
   const starter = async () => Number((await call("echo $PPID")).text.trim().split("\n")[0]);
@@ -115,14 +111,7 @@ describe("unsandboxed bash commands started by the command server", () => {
     const fromServer = (await call(listing)).text;
     // The same command through runProcess, as the runner started every command before.
     const tool = createBashTool(dir, { env: process.env, spillDir: path.join(dir, "spill") });
-    const direct = await tool.execute(
-      "d",
-      { command: listing },
-      new AbortController().signal,
-      () => {},
-      context,
-    );
-    const fromRunner = direct.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    const fromRunner = textOf(await run(tool, { command: listing }));
     expect(fromServer).toContain(`${OWNER_MARKER_VAR}=`);
     expect(fromServer).toBe(fromRunner);
   });

@@ -20,24 +20,18 @@
  */
 import type { runProcess } from "../system/process.ts";
 import { ownerMarkerEnv, watchGroup } from "../system/reaper.ts";
+import type { SandboxSessionOptions } from "./session.ts";
 import { createSessionChannel } from "./session-channel.ts";
 import { createSessionCommands } from "./session-commands.ts";
 
-export interface CommandServerOptions {
+/** The sandbox session's options that mean the same here, and the folder the server runs in. */
+export type CommandServerOptions = Pick<
+  SandboxSessionOptions,
+  "serverEnv" | "fallback" | "onDown" | "toolOutputDir" | "nodePath" | "startTimeoutMs"
+> & {
   /** The folder the server runs in (the workspace). */
   workspace: string;
-  /** The server's own environment (each command gets its own with its request). */
-  serverEnv: Record<string, string>;
-  /** Runs a command the server does not take, and every command once it is down. */
-  fallback: typeof runProcess;
-  /** Called once when the server cannot start or dies. */
-  onDown: (reason: string) => void;
-  /** The bash tool's output folder, created when missing. Default: the first command's. */
-  toolOutputDir?: string;
-  /** The Node binary of the server. Default: process.execPath. */
-  nodePath?: string;
-  startTimeoutMs?: number;
-}
+};
 
 export interface CommandServer {
   /** Has the server run `script` (`bash -c script`) in `cwd` with `env`, when `run` is given it. */
@@ -51,13 +45,7 @@ export interface CommandServer {
 }
 
 export function createCommandServer(options: CommandServerOptions): CommandServer {
-  const channel = createSessionChannel({
-    place: { unsandboxed: options.workspace },
-    serverEnv: options.serverEnv,
-    onDown: options.onDown,
-    ...(options.nodePath !== undefined && { nodePath: options.nodePath }),
-    ...(options.startTimeoutMs !== undefined && { startTimeoutMs: options.startTimeoutMs }),
-  });
+  const channel = createSessionChannel({ ...options, place: { unsandboxed: options.workspace } });
   const commands = createSessionCommands(channel, {
     fallback: options.fallback,
     toolOutputDir: options.toolOutputDir,
