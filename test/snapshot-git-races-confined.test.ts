@@ -110,21 +110,31 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
   });
 
   test("in the snapshot's bwrap, no tree and no error holds the host file's name", {
-    timeout: 90_000,
+    timeout: 150_000,
   }, async () => {
     const { snapshot, canary } = await race();
     const wrap = await snapshotGitFor(snapshot);
     expect(wrap).toBeDefined();
     snapshot.confine = wrap;
     // Unconfined, about one update in four leaks (above): were the bwrap to let the walk out, 80
-    // updates would all miss it with a chance of (3/4)^80, about 1e-10. 200 took ~28 s of the
-    // suite with the swapper spinning a core throughout.
-    const { leaked, errors } = await updates(snapshot, canary, 80);
+    // updates would all miss it with a chance of (3/4)^80, about 1e-10. Confined, nearly every
+    // update stops at a link to the folder the sandbox hides (1 to 4 of 80 got through here), so
+    // rounds go on past 80 until one got through the swaps too: the walks did happen. A fixed 200
+    // took ~28 s of the suite with the swapper spinning a core throughout, and could find none.
+    let leaked = 0;
+    let tried = 0;
+    let through = 0;
+    const errors: string[] = [];
+    while ((tried < 80 || through === 0) && tried < 600) {
+      const round = await updates(snapshot, canary, 20);
+      leaked += round.leaked;
+      errors.push(...round.errors);
+      through += 20 - round.errors.length;
+      tried += 20;
+    }
     expect(leaked).toBe(0);
     expect(errors.join("\n")).not.toContain(canary);
-    // The walks did happen: some updates got through the swaps (a link to a folder the sandbox
-    // hides stops git's add when git opens it).
-    expect(errors.length).toBeLessThan(80);
+    expect(through).toBeGreaterThan(0);
   });
 });
 
