@@ -13,7 +13,10 @@
  * whose configuration points the runner at the mock on 127.0.0.1 only and turns off its update
  * checks and telemetry. Scenarios: S1 one text turn; S2 20 tool turns (read, edit, `echo ok`,
  * write in turn; Codex has one shell tool, so it does all four through `exec_command`); S4
- * `seq 1 3000000` through the runner's shell tool. Per turn = (S2 − S1) / 20, wall and CPU.
+ * `seq 1 3000000` through the runner's shell tool. Per turn = (S2 − S1) / 20, wall and CPU. S2 is
+ * also split by the mock's clock: spawn to the first request, the first three tool turns (where
+ * the first-use waits fall at zero latency: the snapshot, the sandbox session, the first
+ * checkpoint), each of turns 5-20, and the last request to the exit.
  * agent-run runs as it does by default (`sandbox: auto`: bash in bubblewrap where it starts) and
  * with `sandbox: off`, as pi runs its bash.
  */
@@ -85,15 +88,18 @@ function script(runner: Runner, scenario: Scenario): (index: number) => MockRepl
 
 const expectedRequests: Record<Scenario, number> = { S1: 1, S2: TURNS + 1, S4: 2 };
 
-async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise<Measured> {
+/** A run, with when each model request reached the mock (`performance.now()`, like startedAt). */
+type Run = Measured & { requestsAt: number[] };
+
+async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise<Run> {
   const workspace = await mkdtemp(path.join(os.tmpdir(), "agent-run-peers-ws-"));
   const home = await mkdtemp(path.join(os.tmpdir(), "agent-run-peers-home-"));
   await writeFile(path.join(workspace, "main.txt"), markerFile(TURNS));
   const play = script(runner, scenario);
-  let requests = 0;
+  const requestsAt: number[] = [];
   const mock = await startMockLlm({
     script: (i) => {
-      requests++;
+      requestsAt.push(performance.now());
       return play(i);
     },
     recordBodies: false,
@@ -171,12 +177,12 @@ async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise
       env = { ...base, CODEX_HOME: codexHome };
     }
     const result = await measure(command, args, { cwd: workspace, env });
-    if (result.code !== 0 || requests !== expectedRequests[scenario]) {
+    if (result.code !== 0 || requestsAt.length !== expectedRequests[scenario]) {
       throw new Error(
-        `${runner} ${scenario}: exit ${result.code}, ${requests} requests (expected ${expectedRequests[scenario]})\n${result.stderr.slice(-2000)}`,
+        `${runner} ${scenario}: exit ${result.code}, ${requestsAt.length} requests (expected ${expectedRequests[scenario]})\n${result.stderr.slice(-2000)}`,
       );
     }
-    return result;
+    return { ...result, requestsAt };
   } finally {
     await mock.close();
     await rm(workspace, { recursive: true, force: true });
@@ -211,6 +217,11 @@ for (let round = 0; round < RUNS; round++) {
       if (r.cpuMs !== undefined) s.cpu.push(r.cpuMs);
       if (r.peakRssKb !== undefined) s.rss.push(r.peakRssKb / 1024);
     }
+    const at = two.requestsAt;
+    series(`${runner}\0S2 start`).wall.push(at[0]! - two.startedAt);
+    series(`${runner}\0S2 first three`).wall.push(at[3]! - at[0]!);
+    series(`${runner}\0S2 steady`).wall.push((at[TURNS]! - at[4]!) / (TURNS - 4));
+    series(`${runner}\0S2 end`).wall.push(two.exitedAt - at[TURNS]!);
     const turn = series(`${runner}\0turn`);
     turn.wall.push((two.wallMs - one.wallMs) / TURNS);
     if (two.cpuMs !== undefined && one.cpuMs !== undefined) turn.cpu.push((two.cpuMs - one.cpuMs) / TURNS);
@@ -227,6 +238,10 @@ for (const runner of runners) {
     if (s.cpu.length > 0) rows.push(rowOf(runner, `${scenario} CPU ms`, s.cpu));
     if (s.rss.length > 0) rows.push(rowOf(runner, `${scenario} peak RSS MB`, s.rss));
   }
+  rows.push(rowOf(runner, "S2 start → first request ms", series(`${runner}\0S2 start`).wall));
+  rows.push(rowOf(runner, "S2 first three tool turns ms", series(`${runner}\0S2 first three`).wall));
+  rows.push(rowOf(runner, "S2 turns 5-20, each ms", series(`${runner}\0S2 steady`).wall, undefined, 2));
+  rows.push(rowOf(runner, "S2 last request → exit ms", series(`${runner}\0S2 end`).wall));
   const turn = series(`${runner}\0turn`);
   rows.push(rowOf(runner, "per turn wall ms", turn.wall, undefined, 2));
   if (turn.cpu.length > 0) rows.push(rowOf(runner, "per turn CPU ms", turn.cpu, undefined, 2));
