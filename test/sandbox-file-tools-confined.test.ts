@@ -9,7 +9,6 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { AgentTool } from "../src/core/types.ts";
 import { ALWAYS_PROTECTED } from "../src/run/build-tools.ts";
-import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import {
   createSandboxSession,
   detectSandbox,
@@ -17,7 +16,6 @@ import {
   SANDBOX_ENV_ALLOWLIST,
   sandboxEnv,
 } from "../src/sandbox/index.ts";
-import { parseTask } from "../src/spec/index.ts";
 import {
   createEditTool,
   createLocalFileOperations,
@@ -26,6 +24,7 @@ import {
   type FileOperations,
   runProcess,
 } from "../src/tools/index.ts";
+import { runnerSandbox } from "./helpers/run-sandbox.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { processesWith, runScripted, toolOutputs, trustWorkspace } from "./helpers/trust.ts";
 import { emptyContext } from "./tools-support.ts";
@@ -39,19 +38,10 @@ afterEach(async () => {
 
 /** The run's sandbox as the runner sets it up for TASK, and its file operations. */
 async function sandboxedFiles(files: Record<string, string> = {}) {
-  const dir = await trustWorkspace({ "a.txt": "a\n", "task.yml": TASK, ...files }, { git: true });
-  const task = parseTask(TASK, path.join(dir, "task.yml"));
-  const sandbox = await setupSandbox({
-    spec: task.spec,
-    workspace: dir,
+  const { dir, sandbox } = await runnerSandbox(TASK, cleanups, {
+    files: { "task.yml": TASK, ...files },
     protectedGlobs: [...ALWAYS_PROTECTED, "task.yml", ".agent-run/**"],
-    toolOutputDir: path.join(dir, ".agent-run", "tool-output"),
-    env: process.env,
-    trusted: true,
-  });
-  cleanups.push(async () => {
-    await sandbox.dispose();
-    await rm(dir, { recursive: true, force: true });
+    toolOutputDir: true,
   });
   expect(sandbox.state).toBe("sandboxed");
   if (!sandbox.fileOperations) throw new Error("no sandboxed file operations");

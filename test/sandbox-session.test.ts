@@ -3,10 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { AgentContext } from "../src/core/types.ts";
-import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { createSandboxSession, detectSandbox, prepareSandbox, sandboxEnv } from "../src/sandbox/index.ts";
-import { parseTask } from "../src/spec/index.ts";
 import { createBashTool, runProcess } from "../src/tools/index.ts";
+import { runnerSandbox } from "./helpers/run-sandbox.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { processesWith, runScripted, toolOutputs, trustWorkspace } from "./helpers/trust.ts";
 
@@ -24,22 +23,8 @@ afterEach(async () => {
 
 /** The run's sandbox as the runner sets it up, and bash tools with and without its session. */
 async function sandboxed(options: { withSession?: boolean } = {}) {
-  const warnings: string[] = [];
-  const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+  const { dir, sandbox, warnings } = await runnerSandbox(TASK, cleanups);
   const outDir = path.join(dir, ".agent-run");
-  const task = parseTask(TASK, path.join(dir, "task.yml"));
-  const sandbox = await setupSandbox({
-    spec: task.spec,
-    workspace: dir,
-    protectedGlobs: [".git", ".git/**", ".agent-run/**"],
-    env: process.env,
-    trusted: true,
-    onWarning: (message) => warnings.push(message),
-  });
-  cleanups.push(async () => {
-    await sandbox.dispose();
-    await rm(dir, { recursive: true, force: true });
-  });
   expect(sandbox.state).toBe("sandboxed");
   const prepare = sandbox.bashPrepare;
   if (!prepare?.run) throw new Error("no session run");

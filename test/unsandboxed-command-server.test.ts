@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { setupSandbox } from "../src/run/sandbox-setup.ts";
-import { parseTask } from "../src/spec/index.ts";
 import { OWNER_MARKER_VAR } from "../src/system/reaper.ts";
 import { createBashTool } from "../src/tools/index.ts";
 import { isAlive, waitGone } from "./helpers/cli.ts";
 import { until } from "./helpers/patch-run.ts";
-import { processesWith, trustWorkspace } from "./helpers/trust.ts";
+import { runnerSandbox } from "./helpers/run-sandbox.ts";
+import { processesWith } from "./helpers/trust.ts";
 import { run, textOf } from "./tools-support.ts";
 
 /**
@@ -35,22 +33,7 @@ function cmdline(pid: number): string {
 
 /** The run's unsandboxed set-up as the runner makes it, and its bash tool. */
 async function unsandboxedRun() {
-  const warnings: string[] = [];
-  const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-  const task = parseTask(TASK, path.join(dir, "task.yml"));
-  const sandbox = await setupSandbox({
-    spec: task.spec,
-    workspace: dir,
-    protectedGlobs: [".git", ".git/**", ".agent-run/**"],
-    env: process.env,
-    trusted: true,
-    toolOutputDir: path.join(dir, ".agent-run", "tool-output"),
-    onWarning: (message) => warnings.push(message),
-  });
-  cleanups.push(async () => {
-    await sandbox.dispose();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const { dir, sandbox, warnings } = await runnerSandbox(TASK, cleanups, { toolOutputDir: true });
   expect(sandbox.state).toBe("unsandboxed");
   const prepare = sandbox.bashPrepare;
   if (!prepare?.run) throw new Error("no command server");
