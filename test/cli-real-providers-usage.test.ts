@@ -36,6 +36,8 @@ test.for([
   expect(result.code).toBe(0);
   const served = mock.requests.slice(before);
   expect(served.map((r) => r.format)).toEqual([format, format]);
+  // Sent through node:http (src/providers/http-fetch.ts): none of the headers undici's fetch adds.
+  expect(served.map((r) => r.headers["sec-fetch-mode"])).toEqual([undefined, undefined]);
   const usage = JSON.parse(await readFile(path.join(dir, ".agent-run", "usage.json"), "utf8"));
   expect(usage.tokens).toEqual({ input: 2100, output: 60, cache_read: 0, cache_write: 0, total: 2160 });
   expect(usage.tool_calls.by_tool.write.calls).toBe(1);
@@ -43,4 +45,25 @@ test.for([
   // Known price for the first two; an openai-compatible server's price is unknown: null, not 0.
   if (model.startsWith("openai-compatible")) expect(usage.cost_usd).toBeNull();
   else expect(usage.cost_usd).toBeGreaterThan(0);
+});
+
+test("with NODE_USE_ENV_PROXY set, the requests go through Node's fetch, which honours a proxy", async () => {
+  const dir = await tempWorkspace({
+    "task.yml": "model: anthropic:claude-haiku-4-5\nprompt: write note.txt\ntools: [write]\n",
+  });
+  const before = mock.requests.length;
+  const result = await runCli([path.join(dir, "task.yml")], {
+    env: {
+      ANTHROPIC_API_KEY: "test-anthropic-key",
+      ANTHROPIC_BASE_URL: mock.url,
+      NODE_USE_ENV_PROXY: "1",
+      // No proxy to use: the loopback server is reached directly either way.
+      HTTP_PROXY: "",
+      HTTPS_PROXY: "",
+      http_proxy: "",
+      https_proxy: "",
+    },
+  });
+  expect(result.stderr).toContain("success · 2 turns");
+  expect(mock.requests.slice(before).map((r) => r.headers["sec-fetch-mode"])).toEqual(["cors", "cors"]);
 });

@@ -1,6 +1,7 @@
 import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
+import { httpFetch } from "./http-fetch.ts";
 import { loadModelCatalogFor } from "./model-catalog.ts";
 import { priceFor } from "./pricing.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
@@ -27,7 +28,7 @@ export interface ProviderDeps {
    * capped at 8 s. Default: 1000.
    */
   retryDelayMs?: number;
-  /** The fetch the SDKs use. Default: globalThis.fetch. */
+  /** The fetch the SDKs use. Default: `httpFetch` (./http-fetch.ts: node:http, else globalThis.fetch). */
   fetch?: typeof fetch;
   /** Clock in ms for message timestamps. Default: Date.now. */
   now?: () => number;
@@ -123,7 +124,7 @@ export function resolveClientSettings(model: Model, deps: ProviderDeps = {}): Cl
     requestTimeoutMs: limit("requestTimeoutMs", DEFAULT_REQUEST_TIMEOUT_MS, 1),
     idleTimeoutMs: limit("idleTimeoutMs", DEFAULT_IDLE_TIMEOUT_MS, 1),
     retryDelayMs: limit("retryDelayMs", DEFAULT_RETRY_DELAY_MS, 0),
-    fetch: deps.fetch ?? globalThis.fetch,
+    fetch: deps.fetch ?? httpFetch,
     now: deps.now ?? Date.now,
   };
 }
