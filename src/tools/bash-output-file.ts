@@ -17,8 +17,11 @@ import { constants, fchmodSync, fstatSync, mkdirSync, openSync, read as readCall
 import { closeQuietly, unlinkQuietly } from "../system/quiet-fs.ts";
 import { type BashOutputView, headTailView, spillPathIn } from "./bash-output.ts";
 
-/** Bytes read per step of the line count: 64 KiB. */
-export const OUTPUT_SCAN_CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes read per step of the line count: 1 MiB. In 64 KiB steps, the trips through the thread pool
+ * were half of a 23 MB output's count (28-35 ms against 15 ms here).
+ */
+export const OUTPUT_SCAN_CHUNK_BYTES = 1024 * 1024;
 
 export interface OutputFileOptions {
   maxLines: number;
@@ -76,7 +79,8 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       ),
     );
 
-  const scratch = Buffer.allocUnsafe(OUTPUT_SCAN_CHUNK_BYTES);
+  // Allocated by the first count that reads anything: most commands print little or nothing.
+  let scratch: Buffer | undefined;
   let scanned = 0;
   let newlines = 0;
   let lastByte = -1;
@@ -90,6 +94,7 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       lastByte = -1;
     }
     while (scanned < size) {
+      scratch ??= Buffer.allocUnsafe(OUTPUT_SCAN_CHUNK_BYTES);
       const length = Math.min(scratch.length, size - scanned);
       const bytesRead = await read(scratch, 0, length, scanned);
       if (bytesRead === 0) break;
