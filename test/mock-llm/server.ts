@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { type ChatOverflowStyle, countPromptTokens, overflowAnswer } from "./context-window.ts";
 import {
@@ -75,7 +76,7 @@ export async function closedPortUrl(): Promise<string> {
 }
 
 export interface MockLlm {
-  /** http://127.0.0.1:PORT — use `${url}` for ANTHROPIC_BASE_URL and `${url}/v1` for OPENAI_BASE_URL. */
+  /** http://127.0.0.1:PORT (https:// with `tls`) — use `${url}` for ANTHROPIC_BASE_URL and `${url}/v1` for OPENAI_BASE_URL. */
   url: string;
   requests: RecordedRequest[];
   close(): Promise<void>;
@@ -97,11 +98,14 @@ export async function startMockLlm(options: {
   contextWindow?: number;
   /** The shape of the Chat Completions refusal: OpenAI's (default), vLLM's or llama.cpp server's. */
   chatOverflow?: ChatOverflowStyle;
+  /** Serve HTTPS with this key and certificate (PEM) instead of HTTP: `url` is then https://. */
+  tls?: { key: string; cert: string };
 }): Promise<MockLlm> {
   const requests: RecordedRequest[] = [];
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch(() => res.destroy());
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const format = formatOf(req.url ?? "");
     const chunks: Buffer[] = [];
@@ -176,7 +180,7 @@ export async function startMockLlm(options: {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? "https" : "http"}://127.0.0.1:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
