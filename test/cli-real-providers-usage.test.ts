@@ -15,6 +15,13 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
+const mockEnv = (): NodeJS.ProcessEnv => ({
+  ANTHROPIC_API_KEY: "test-anthropic-key",
+  ANTHROPIC_BASE_URL: mock.url,
+  OPENAI_API_KEY: "test-openai-key",
+  OPENAI_BASE_URL: `${mock.url}/v1`,
+});
+
 test.for([
   ["anthropic:claude-haiku-4-5", "anthropic"],
   ["openai:gpt-5-mini", "responses"],
@@ -24,14 +31,7 @@ test.for([
     "task.yml": `model: ${model}\nprompt: write note.txt\ntools: [write]\n`,
   });
   const before = mock.requests.length;
-  const result = await runCli([path.join(dir, "task.yml")], {
-    env: {
-      ANTHROPIC_API_KEY: "test-anthropic-key",
-      ANTHROPIC_BASE_URL: mock.url,
-      OPENAI_API_KEY: "test-openai-key",
-      OPENAI_BASE_URL: `${mock.url}/v1`,
-    },
-  });
+  const result = await runCli([path.join(dir, "task.yml")], { env: mockEnv() });
   expect(result.stderr).toContain("success · 2 turns");
   expect(result.code).toBe(0);
   const served = mock.requests.slice(before);
@@ -54,8 +54,7 @@ test("with NODE_USE_ENV_PROXY set, the requests go through Node's fetch, which h
   const before = mock.requests.length;
   const result = await runCli([path.join(dir, "task.yml")], {
     env: {
-      ANTHROPIC_API_KEY: "test-anthropic-key",
-      ANTHROPIC_BASE_URL: mock.url,
+      ...mockEnv(),
       NODE_USE_ENV_PROXY: "1",
       // No proxy to use: the loopback server is reached directly either way.
       HTTP_PROXY: "",

@@ -51,6 +51,13 @@ function countingFallback() {
   return { calls, fallback };
 }
 
+/** `error` is fetch's: a TypeError with `message`, the socket's error (with `code`) as its cause. */
+function expectFetchError(error: unknown, message: string, code: string): void {
+  expect(error).toBeInstanceOf(TypeError);
+  expect((error as Error).message).toBe(message);
+  expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe(code);
+}
+
 async function readAll(response: Response): Promise<string> {
   return Buffer.from(await response.arrayBuffer()).toString("utf8");
 }
@@ -105,9 +112,7 @@ describe("httpFetch", () => {
     const error = await createHttpFetch()(await closedPortUrl(), { method: "POST", body: "{}" }).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as Error).message).toBe("fetch failed");
-    expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+    expectFetchError(error, "fetch failed", "ECONNREFUSED");
   });
 
   test("a connection reset in the body fails the body with TypeError('terminated'), cause ECONNRESET", async () => {
@@ -117,9 +122,7 @@ describe("httpFetch", () => {
     });
     const response = await createHttpFetch()(url, { method: "POST", body: "{}" });
     const error = await readAll(response).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as Error).message).toBe("terminated");
-    expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe("ECONNRESET");
+    expectFetchError(error, "terminated", "ECONNRESET");
   });
 
   test("a body shorter than its content-length fails instead of ending early", async () => {

@@ -92,7 +92,8 @@ function request(
       const status = res.statusCode ?? 0;
       if (REDIRECTS.has(status) && res.headers.location !== undefined && redirect !== "manual") {
         res.resume();
-        if (redirect === "error") reject(new TypeError("fetch failed", { cause: redirectError(status) }));
+        const cause = new Error(`the answer was a redirect (HTTP ${status}) and redirect is "error"`);
+        if (redirect === "error") reject(new TypeError("fetch failed", { cause }));
         else resolve("redirect");
         return;
       }
@@ -123,11 +124,6 @@ function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined):
   let settled = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      const fail = (error: unknown) => {
-        if (settled) return;
-        settled = true;
-        controller.error(signal?.aborted ? signal.reason : new TypeError("terminated", { cause: error }));
-      };
       source.on("data", (chunk: Buffer) => {
         // A body cancelled (or failed) may still see what was read before.
         if (settled) return;
@@ -139,9 +135,13 @@ function bodyStream(res: http.IncomingMessage, signal: AbortSignal | undefined):
         settled = true;
         controller.close();
       });
-      // An answer cut short (a reset, a close before its length) fails the body as fetch's does.
-      source.once("error", fail);
-      source.once("close", () => fail(new Error("the connection closed before the answer ended")));
+      // An answer cut short (a reset, a close before its length) ends in an error (node:http's
+      // "aborted", ECONNRESET, also when the request is destroyed): it fails the body as fetch's does.
+      source.on("error", (error) => {
+        if (settled) return;
+        settled = true;
+        controller.error(signal?.aborted ? signal.reason : new TypeError("terminated", { cause: error }));
+      });
     },
     pull() {
       source.resume();
@@ -168,10 +168,7 @@ function decoded(res: http.IncomingMessage): Readable {
           ? zlib.createBrotliDecompress({ finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH })
           : undefined;
   if (!inflate) return res;
-  res.once("error", (error) => inflate.destroy(error));
-  res.once("close", () => {
-    if (!res.complete) inflate.destroy(new Error("the connection closed before the answer ended"));
-  });
+  res.on("error", (error) => inflate.destroy(error));
   return res.pipe(inflate);
 }
 
@@ -197,8 +194,4 @@ function proxyConfigured(): boolean {
     process.execArgv.includes("--use-env-proxy") ||
     (process.env.NODE_OPTIONS ?? "").includes("--use-env-proxy")
   );
-}
-
-function redirectError(status: number): Error {
-  return new Error(`the answer was a redirect (HTTP ${status}) and redirect is "error"`);
 }
