@@ -11,6 +11,7 @@ import { buildTools, protectedPaths } from "./build-tools.ts";
 import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
+import { prestartWhileModelThinks } from "./prestart.ts";
 import { requireResult } from "./result-state.ts";
 import { DEFAULT_FOLLOW_UP } from "./resume/prepare-resume.ts";
 import { createTranscriptSpool } from "./resume/transcript-spool.ts";
@@ -85,12 +86,9 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     const { prestart } = ctx.sandbox;
     const bash = spec.tools.find((tool) => tool.name === "bash")?.options;
     if (prestart || bash) {
-      // While the model is still streaming its first tool call, rather than when that call runs,
-      // the sandbox session starts (bwrap and its server, tens of ms) and the bash policy's shell
-      // parser loads (~25 ms), the one in the time the other waits. A text-only run does neither.
-      const unsubscribe = agent.subscribe((event) => {
-        if (event.type !== "message_update" || event.event.type !== "toolcall_delta") return;
-        unsubscribe();
+      // In the model's time rather than the first tool call's (see prestart.ts); the session's
+      // start and the parser's load overlap too, the one in the time the other waits.
+      prestartWhileModelThinks(agent.subscribe.bind(agent), () => {
         prestart?.();
         if (bash) preloadCommandPolicy(bash);
       });

@@ -15,6 +15,7 @@ import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import type { Socket } from "node:net";
 import { errorText } from "../core/errors.ts";
+import { signalGroup } from "../system/process.ts";
 import { bubblewrapCommand, type SandboxPolicy, visibleInSandbox } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
@@ -75,7 +76,10 @@ export interface SessionChannel {
   /** Sends a message about an earlier request (e.g. kill), expecting no reply of its own. */
   notify(header: Record<string, unknown>): void;
   forget(id: number): void;
-  /** Closes the server's stdin, then kills bwrap if it is still there after 2 s. */
+  /**
+   * Closes the server's stdin, then kills bwrap if it is still there after 2 s; a server nothing
+   * was sent to is killed at once, with its process group. Resolves once it has exited.
+   */
   dispose(): Promise<void>;
 }
 
@@ -90,6 +94,8 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
   let starting: Promise<boolean> | undefined;
   let nextId = 1;
   let stderrTail = "";
+  /** Something was sent to the server. */
+  let used = false;
 
   const goDown = (reason: string) => {
     if (state === "down") return;
@@ -194,6 +200,7 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
     writes: (dir) => !("policy" in options.place) || dir === boundDir,
     start,
     send(header, entry, data) {
+      used = true;
       const id = nextId++;
       pending.set(id, entry);
       holdLoop();
@@ -218,7 +225,14 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
       pending.clear();
       if (!server || server.exitCode !== null || server.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => server.once("exit", () => resolve()));
-      server.stdin.end();
+      if (used) {
+        server.stdin.end();
+      } else {
+        // Nothing was ever sent to it (the run started it while the model thought, then needed it
+        // not): nothing of the model's ran in it, so it is killed with its group (a launcher,
+        // bwrap) rather than waited for to start and then to read the end of its stdin.
+        if (server.pid === undefined || !signalGroup(server.pid, "SIGKILL")) server.kill("SIGKILL");
+      }
       const timer = setTimeout(() => server.kill("SIGKILL"), 2000);
       await exited;
       clearTimeout(timer);
