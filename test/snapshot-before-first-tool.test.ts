@@ -111,3 +111,55 @@ test.for(["add", "commit-tree", "status", "ls-files"])(
     expect(await left()).toEqual([]);
   },
 );
+
+/**
+ * The tools that change no file (read, grep, find, ls) do not wait for the snapshot: a model that
+ * starts by reading gets its answer while the snapshot's git still runs. A `git` that hangs in
+ * `add` stands for a workspace that takes long to snapshot.
+ */
+test("a first turn that only reads does not wait for the snapshot", { timeout: 60_000 }, async () => {
+  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  const dir = await tempWorkspace({
+    "task.yml":
+      "model: anthropic:claude-haiku-4-5\nprompt: go\ntools: [read, grep, find, ls, write]\nsandbox: off\n",
+    "a.txt": "start\n",
+  });
+  dirs.push(dir);
+  const llm = await startMockLlm({
+    script: [
+      {
+        toolCalls: [
+          { name: "read", arguments: { path: "a.txt" } },
+          { name: "grep", arguments: { pattern: "start" } },
+          { name: "find", arguments: { pattern: "*.txt" } },
+          { name: "ls", arguments: {} },
+        ],
+      },
+      { text: "read it" },
+    ],
+  });
+  closers.push(llm.close);
+  const bin = path.join(dir, "bin");
+  await mkdir(bin);
+  await writeFile(
+    path.join(bin, "git"),
+    `#!/bin/sh\nfor a in "$@"; do [ "$a" = add ] && exec sleep 42.5; done\nexec ${realGit} "$@"\n`,
+  );
+  await chmod(path.join(bin, "git"), 0o755);
+  const started = performance.now();
+  const result = await runCli([path.join(dir, "task.yml")], {
+    env: {
+      PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+      ANTHROPIC_API_KEY: "sk-ant-test-key",
+      ANTHROPIC_BASE_URL: llm.url,
+    },
+  });
+  expect(result.code, result.stderr).toBe(0);
+  // Far less than the hanging add: no tool waited for it.
+  expect(performance.now() - started).toBeLessThan(30_000);
+  const events = await readFile(path.join(dir, ".agent-run", "events.jsonl"), "utf8");
+  expect(events).toContain('"text":"1\\tstart"');
+  expect(events).not.toContain('"isError":true');
+  expect(await readFile(path.join(dir, ".agent-run", "patch.diff"), "utf8")).toBe("");
+  expect(execFileSync("sh", ["-c", "pgrep -f '[s]leep 42[.]5' || true"], { encoding: "utf8" })).toBe("");
+});

@@ -48,21 +48,27 @@ export function snapshotWait(snapshotted: Promise<unknown>): SnapshotWait {
 /**
  * `tools`, each waiting for the workspace snapshot (`snapshotted`: the first model call goes out
  * while it is taken, and no tool may change a file before it has them all) and holding the
- * checkpoints (see Checkpoints.hold) before it runs.
+ * checkpoints (see Checkpoints.hold) before it runs. Tools in READ_ONLY_TOOLS do neither: they
+ * change no file, so a first turn that only reads does not wait for the snapshot's git (their
+ * command hooks still do, see afterSnapshot).
  */
 export function waitingForCheckpoints(
   tools: AnyAgentTool[],
   checkpoints: Checkpoints,
   snapshotted: SnapshotWait,
 ): AnyAgentTool[] {
-  return tools.map((tool) => ({
-    ...tool,
-    execute: async (...args: Parameters<AnyAgentTool["execute"]>) => {
-      await snapshotted.wait();
-      await checkpoints.hold();
-      return tool.execute(...args);
-    },
-  }));
+  return tools.map((tool) =>
+    READ_ONLY_TOOLS.has(tool.name)
+      ? tool
+      : {
+          ...tool,
+          execute: async (...args: Parameters<AnyAgentTool["execute"]>) => {
+            await snapshotted.wait();
+            await checkpoints.hold();
+            return tool.execute(...args);
+          },
+        },
+  );
 }
 
 /** `hook` (which may run commands), run once the workspace snapshot is taken. */
