@@ -23,8 +23,8 @@ export interface SnapshotPlaces {
   userObjects?: string;
 }
 
-/** Variables the snapshot's git keeps inside the bwrap: its own settings, the locale, PATH. */
-const GIT_ENV = /^(GIT_|LC_ALL$|PATH$)/;
+/** Variables the snapshot's git keeps inside the bwrap: its own settings, the locale, PATH, malloc's tunables (git.ts). */
+const GIT_ENV = /^(GIT_|LC_ALL$|PATH$|GLIBC_TUNABLES$)/;
 
 /**
  * A wrapper running a snapshot's git command inside a bwrap of `policy`'s view plus the snapshot's
