@@ -3,11 +3,12 @@
  * against the mock LLM on loopback (zero latency) and prints one Markdown table. The last stdout
  * line is `BENCH_ROWS <json>` for bench/run.ts. Exits 1 when a scenario broke (the CLI exited
  * non-zero, a run did not do what it was scripted to do); a missed target is reported, not fatal.
- * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, long, compaction, action).
+ * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, workspace, long, compaction, action).
  */
 import { rm } from "node:fs/promises";
 import { actionStart } from "./action-start.ts";
 import { bigOutput } from "./big-output.ts";
+import { bigWorkspace } from "./big-workspace.ts";
 import { buildBundle } from "./bundle.ts";
 import { coldStart } from "./cold-start.ts";
 import { compaction } from "./compaction.ts";
@@ -28,6 +29,7 @@ export const RUNS = {
   parallel: 3,
   sequential: 2,
   big: 3,
+  workspace: 3,
   long: 1,
   action: 5,
   compaction: 1,
@@ -39,6 +41,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<BenchRow[]>> = {
   turn: (ctx) => perTurn(ctx, RUNS.turn),
   parallel: (ctx) => parallel(ctx, { parallel: RUNS.parallel, sequential: RUNS.sequential }),
   big: (ctx) => bigOutput(ctx, RUNS.big),
+  workspace: (ctx) => bigWorkspace(ctx, RUNS.workspace),
   long: (ctx) => longSession(ctx, [100, 500]),
   compaction: (ctx) => compaction(ctx),
   action: (ctx) => actionStart(ctx, RUNS.action),

@@ -41,12 +41,14 @@ export function taskYaml(options: {
   sandbox?: "auto" | "off";
   /** false: the conversation is never compacted (a scenario measuring the whole transcript). */
   compaction?: false;
+  /** Default: read, edit, write, bash. */
+  tools?: string[];
 }): string {
   return [
     "name: bench",
     `model: ${MODEL[options.wire]}`,
     "prompt: Do the benchmark task.",
-    "tools: [read, edit, write, bash]",
+    `tools: [${(options.tools ?? ["read", "edit", "write", "bash"]).join(", ")}]`,
     `execution: ${options.execution ?? "parallel"}`,
     `limits: { max_turns: ${options.maxTurns ?? 1000} }`,
     ...(options.sandbox ? [`sandbox: ${options.sandbox}`] : []),

@@ -1,0 +1,64 @@
+/**
+ * A big workspace (issue 18): 10,000 files of 400 bytes, which the start's snapshot takes seconds
+ * to `git add` on a small machine. The model explores first, as most do: a `read`, then a `grep`
+ * over every file, then its answer. Rows: each of the two tool turns (reply to next request), the
+ * last request → exit, and the whole run; the snapshot still being taken does not hold up the
+ * tools that change no file, and a run that changed nothing stops it at the end.
+ */
+import { cp, mkdir, writeFile } from "node:fs/promises";
+import { type BenchContext, runCliOnce } from "./run-cli.ts";
+import { DONE } from "./sessions.ts";
+import { type BenchRow, rowOf } from "./stats.ts";
+import { expectRun, taskYaml, tempWorkspace } from "./workspace.ts";
+
+const FOLDERS = 100;
+const FILES_PER_FOLDER = 100;
+
+export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
+  // Made once and copied per run: writing 20,000 files costs more than copying them.
+  const template = await tempWorkspace();
+  for (let d = 0; d < FOLDERS; d++) {
+    await mkdir(`${template}/d${d}`);
+    for (let f = 0; f < FILES_PER_FOLDER; f++) {
+      await writeFile(`${template}/d${d}/f${f}.txt`, `file ${d}/${f}\n`.repeat(20));
+    }
+  }
+  const read: number[] = [];
+  const grep: number[] = [];
+  const end: number[] = [];
+  const wall: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const workspace = await tempWorkspace();
+    await cp(template, workspace, { recursive: true });
+    await writeFile(`${workspace}/task.yml`, taskYaml({ wire: "openai", tools: ["read", "grep", "write"] }));
+    await writeFile(`${workspace}/main.txt`, "hello\n");
+    const at: number[] = [];
+    const calls = [
+      { name: "read", arguments: { path: "main.txt" } },
+      { name: "grep", arguments: { pattern: "hello", glob: "*.txt" } },
+    ];
+    const what = "big workspace: read, grep";
+    const result = await runCliOnce(
+      ctx,
+      workspace,
+      (index) => {
+        at.push(performance.now());
+        const call = calls[index];
+        return call ? { toolCalls: [call] } : DONE;
+      },
+      { what },
+    );
+    await expectRun(workspace, 3, 2, what);
+    read.push((at[1] ?? Number.NaN) - (at[0] ?? Number.NaN));
+    grep.push((at[2] ?? Number.NaN) - (at[1] ?? Number.NaN));
+    end.push(result.lastRequestToExitMs);
+    wall.push(result.wallMs);
+  }
+  const s = `big workspace (${FOLDERS * FILES_PER_FOLDER} files)`;
+  return [
+    rowOf(s, "first tool turn (read) ms", read),
+    rowOf(s, "second tool turn (grep over every file) ms", grep),
+    rowOf(s, "last request → exit ms", end),
+    rowOf(s, "wall ms", wall),
+  ];
+}
