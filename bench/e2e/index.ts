@@ -21,7 +21,7 @@ import { sessionStart } from "./session-start.ts";
 import { type BenchRow, markdownTable } from "./stats.ts";
 import { removeWorkspaces } from "./workspace.ts";
 
-/** Runs per scenario: fewer where one run takes seconds, so the whole suite stays near 2 minutes. */
+/** Runs per scenario: fewer where one run takes seconds, so the whole suite stays near 3 minutes. */
 export const RUNS = {
   cold: 10,
   session: 10,
