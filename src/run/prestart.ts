@@ -12,15 +12,14 @@ import type { AgentEvent } from "../core/events.ts";
 export const PRESTART_AFTER_MS = 150;
 
 /**
- * Calls `start` once, as the module comment says, for the events `subscribe` delivers. Returns
- * what stops the watch (and its timer) early; it also stops itself once `start` ran or the agent
- * ended.
+ * Calls `start` once, as the module comment says, for the events `subscribe` delivers; stops
+ * listening once `start` ran or the agent ended.
  */
 export function prestartWhileModelThinks(
   subscribe: (listener: (event: AgentEvent) => void) => () => void,
   start: () => void,
   afterMs: number = PRESTART_AFTER_MS,
-): () => void {
+): void {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   const disarm = () => {
@@ -51,5 +50,4 @@ export function prestartWhileModelThinks(
       stop();
     }
   });
-  return stop;
 }
