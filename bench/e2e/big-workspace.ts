@@ -1,8 +1,8 @@
 /**
  * A big workspace (issue 18): a folder (not a repository) of 10,000 files of 400 bytes, which the
  * start's snapshot takes seconds to `git add` on a small machine (every object written: see
- * GIT_MALLOC_TUNABLES in src/output/git.ts). The model explores first, as most do: a `read`, then a `grep`
- * over every file, then its answer. Rows: each of the two tool turns (reply to next request), the
+ * GIT_MALLOC_TUNABLES in src/output/git.ts). The model explores first, as most do: a `read`, then
+ * a `grep` over every file, then its answer. Rows: each of the two tool turns (reply to next request), the
  * last request → exit, and the whole run; the snapshot still being taken does not hold up the
  * tools that change no file, and a run that changed nothing stops it at the end.
  */
