@@ -20,7 +20,15 @@ export async function makeRunTempDir(purpose: string): Promise<string> {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.once("exit", () => {
-      for (const leftover of live) rmSync(leftover, { recursive: true, force: true });
+      for (const leftover of live) {
+        try {
+          rmSync(leftover, { recursive: true, force: true });
+        } catch {
+          // A process still writing in it (the spawner's last command, in a run that ended
+          // early) raced the removal: the reaper, which watches it, removes it once the runner is
+          // gone. An exit hook that threw would end the run with a stack trace instead.
+        }
+      }
     });
   }
   return dir;
