@@ -78,9 +78,12 @@ async function runRace(task: string, firstTurn: MockToolCall[], host?: "host-swa
   await writeFile(path.join(outside, "data.txt"), `${CANARY_CONTENT}\n`);
   await writeFile(path.join(outside, CANARY_NAME), `${CANARY_CONTENT}\n`);
   const dir = await raceWorkspace(outside, task);
-  // The host swapper's run has a first turn too: one `ls`, which (like every tool) waits for the
-  // workspace snapshot the first model call does not wait for.
-  const first = host ? [{ name: "ls", arguments: { path: "." }, id: "warm_up" }] : firstTurn;
+  // The host swapper's run has a first turn too: one `write` of a file never swapped, which (like
+  // every tool that may change a file) waits for the workspace snapshot the first model call does
+  // not wait for (a `read` or an `ls` would not).
+  const first = host
+    ? [{ name: "write", arguments: { path: "warm-up.txt", content: "warm\n" }, id: "warm_up" }]
+    : firstTurn;
   const script = [
     ...(first.length > 0 ? [{ toolCalls: first, usage: { input: 10, output: 5 } }] : []),
     { toolCalls: parallelCalls(), usage: { input: 10, output: 5 } },
