@@ -33,7 +33,6 @@ export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<Ben
     await cp(template, workspace, { recursive: true });
     await writeFile(`${workspace}/task.yml`, taskYaml({ wire: "openai", tools: ["read", "grep", "write"] }));
     await writeFile(`${workspace}/main.txt`, "hello\n");
-    const at: number[] = [];
     const calls = [
       { name: "read", arguments: { path: "main.txt" } },
       { name: "grep", arguments: { pattern: "hello", glob: "*.txt" } },
@@ -43,13 +42,13 @@ export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<Ben
       ctx,
       workspace,
       (index) => {
-        at.push(performance.now());
         const call = calls[index];
         return call ? { toolCalls: [call] } : DONE;
       },
       { what },
     );
     await expectRun(workspace, 3, 2, what);
+    const at = result.requestsAt;
     read.push((at[1] ?? Number.NaN) - (at[0] ?? Number.NaN));
     grep.push((at[2] ?? Number.NaN) - (at[1] ?? Number.NaN));
     end.push(result.lastRequestToExitMs);

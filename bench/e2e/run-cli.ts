@@ -22,6 +22,8 @@ export interface RequestTimes {
   firstRequestMs: number;
   /** The mock receiving the last request to the child's exit, ms. */
   lastRequestToExitMs: number;
+  /** When the mock received each request, on this process's `performance.now()` clock. */
+  requestsAt: number[];
 }
 
 export interface CliRun extends Measured, RequestTimes {
@@ -44,7 +46,11 @@ function timed(script: MockScript): { script: MockScript; at: number[] } {
 function requestTimes(result: Measured, at: number[]): RequestTimes {
   const first = at[0] ?? Number.NaN;
   const last = at.at(-1) ?? Number.NaN;
-  return { firstRequestMs: first - result.startedAt, lastRequestToExitMs: result.exitedAt - last };
+  return {
+    firstRequestMs: first - result.startedAt,
+    lastRequestToExitMs: result.exitedAt - last,
+    requestsAt: at,
+  };
 }
 
 /**

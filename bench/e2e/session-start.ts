@@ -98,16 +98,13 @@ async function firstToolTurn(ctx: BenchContext, thinkMs: number, sandbox: "auto"
     "task.yml": taskYaml({ wire: "openai", sandbox }),
     "main.txt": markerFile(1),
   });
-  const at: number[] = [];
-  await runCliOnce(
+  const { requestsAt: at } = await runCliOnce(
     ctx,
     workspace,
-    (index) => {
-      at.push(performance.now());
-      return index === 0
+    (index) =>
+      index === 0
         ? { toolCalls: [{ name: "read", arguments: { path: "main.txt" } }], firstByteDelayMs: thinkMs }
-        : DONE;
-    },
+        : DONE,
     { what: `session: first tool turn (${thinkMs} ms, sandbox ${sandbox})` },
   );
   await expectRun(workspace, 2, 1, "session: first tool turn");
