@@ -6,6 +6,7 @@
  * last request → exit, and the whole run; the snapshot still being taken does not hold up the
  * tools that change no file, and a run that changed nothing stops it at the end.
  */
+import { execFileSync } from "node:child_process";
 import { cp, mkdir, writeFile } from "node:fs/promises";
 import { type BenchContext, runCliOnce } from "./run-cli.ts";
 import { DONE } from "./sessions.ts";
@@ -61,4 +62,50 @@ export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<Ben
     rowOf(s, "last request → exit ms", end),
     rowOf(s, "wall ms", wall),
   ];
+}
+
+/**
+ * A big repository: the same 10,000 files committed, cloned fresh for each run (as a CI checkout
+ * leaves them: the index written after its files). The model writes a file at once, which waits
+ * for the start's snapshot, then answers. Rows: that first tool turn, and the whole run.
+ */
+export async function bigRepository(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
+  const template = await tempWorkspace();
+  for (let d = 0; d < FOLDERS; d++) {
+    await mkdir(`${template}/d${d}`);
+    for (let f = 0; f < FILES_PER_FOLDER; f++) {
+      await writeFile(`${template}/d${d}/f${f}.txt`, `file ${d}/${f}\n`.repeat(20));
+    }
+  }
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=bench@localhost", "-c", "user.name=bench", ...args], {
+      cwd,
+      stdio: "ignore",
+    });
+  git(template, "init", "-q");
+  git(template, "add", "-A");
+  git(template, "commit", "-qm", "files");
+  const write: number[] = [];
+  const wall: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    const workspace = await tempWorkspace();
+    git(workspace, "clone", "-q", template, ".");
+    await writeFile(`${workspace}/task.yml`, taskYaml({ wire: "openai", tools: ["read", "write"] }));
+    const what = "big repository: write";
+    const result = await runCliOnce(
+      ctx,
+      workspace,
+      (index) =>
+        index === 0
+          ? { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "written\n" } }] }
+          : DONE,
+      { what },
+    );
+    await expectRun(workspace, 2, 1, what);
+    const at = result.requestsAt;
+    write.push((at[1] ?? Number.NaN) - (at[0] ?? Number.NaN));
+    wall.push(result.wallMs);
+  }
+  const s = `big repository (${FOLDERS * FILES_PER_FOLDER} committed files, fresh clone)`;
+  return [rowOf(s, "first tool turn (write: waits for the snapshot) ms", write), rowOf(s, "wall ms", wall)];
 }

@@ -3,12 +3,12 @@
  * against the mock LLM on loopback (zero latency) and prints one Markdown table. The last stdout
  * line is `BENCH_ROWS <json>` for bench/run.ts. Exits 1 when a scenario broke (the CLI exited
  * non-zero, a run did not do what it was scripted to do); a missed target is reported, not fatal.
- * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, workspace, long, compaction, action).
+ * Run: `node bench/e2e/index.ts [scenario…]` (names: cold, session, turn, parallel, big, workspace, repository, long, compaction, action).
  */
 import { rm } from "node:fs/promises";
 import { actionStart } from "./action-start.ts";
 import { bigOutput } from "./big-output.ts";
-import { bigWorkspace } from "./big-workspace.ts";
+import { bigRepository, bigWorkspace } from "./big-workspace.ts";
 import { buildBundle } from "./bundle.ts";
 import { coldStart } from "./cold-start.ts";
 import { compaction } from "./compaction.ts";
@@ -30,6 +30,7 @@ export const RUNS = {
   sequential: 2,
   big: 3,
   workspace: 3,
+  repository: 3,
   long: 1,
   action: 5,
   compaction: 1,
@@ -42,6 +43,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<BenchRow[]>> = {
   parallel: (ctx) => parallel(ctx, { parallel: RUNS.parallel, sequential: RUNS.sequential }),
   big: (ctx) => bigOutput(ctx, RUNS.big),
   workspace: (ctx) => bigWorkspace(ctx, RUNS.workspace),
+  repository: (ctx) => bigRepository(ctx, RUNS.repository),
   long: (ctx) => longSession(ctx, [100, 500]),
   compaction: (ctx) => compaction(ctx),
   action: (ctx) => actionStart(ctx, RUNS.action),

@@ -16,13 +16,19 @@ export interface GitOptions {
   cwd: string;
   /** Variables added on top of the isolated environment (e.g. GIT_DIR, GIT_INDEX_FILE). */
   env?: Record<string, string>;
-  input?: string;
+  input?: string | Uint8Array;
   /** Kill git after this many milliseconds (a fetch over a stalled network). Default: none. */
   timeoutMs?: number;
   /** Aborting kills git. */
   signal?: AbortSignal;
   /** Starts git through this (inside the run's sandbox) instead of as is. */
   wrap?: GitWrap;
+  /**
+   * Reads the user's own config (system, global, the repository's) instead of isolating from it:
+   * for a question about how their git treats their files (`git config --get`, `check-attr`),
+   * never for a command that writes. Hooks and fsmonitor stay off.
+   */
+  userConfig?: boolean;
 }
 
 /** A git command line as it would be spawned. */
@@ -67,6 +73,14 @@ const ISOLATING_CONFIG = [
   "user.email=agent-run@localhost",
 ];
 
+/** Config applied to a `userConfig` call: only what keeps a read-only question from running anything. */
+const QUERY_CONFIG = [
+  "safe.directory=*",
+  "core.fsmonitor=false",
+  "core.hooksPath=/dev/null",
+  "core.quotepath=false",
+];
+
 /**
  * glibc's malloc hands the top of its heap back to the kernel whenever more than 128 KiB of it is
  * free, and git frees zlib's state (~270 KB) after every object it writes: each file of a `git add`
@@ -108,12 +122,16 @@ export function isolatedGitEnv(extra: Record<string, string> = {}): Record<strin
  * (it starts nothing that outlives it).
  */
 export async function git(args: string[], options: GitOptions): Promise<GitResult> {
-  const configArgs = ISOLATING_CONFIG.flatMap((entry) => ["-c", entry]);
+  const configArgs = (options.userConfig ? QUERY_CONFIG : ISOLATING_CONFIG).flatMap((entry) => ["-c", entry]);
   const argv = [...configArgs, ...args];
   const command = `git ${args.join(" ")}`;
   let spawned: GitCommand;
   try {
     const env = isolatedGitEnv(options.env);
+    if (options.userConfig) {
+      delete env.GIT_CONFIG_NOSYSTEM;
+      delete env.GIT_CONFIG_GLOBAL;
+    }
     // Wrapped (in a bwrap), git is looked for inside, where the host's folders may not all be.
     const file = options.wrap ? "git" : executablePath("git", env);
     const plain = { file, args: argv, cwd: options.cwd, env };

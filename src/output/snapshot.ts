@@ -21,6 +21,7 @@ import {
   reconcileUnignored,
 } from "./ignored-at-start.ts";
 import { indexEntriesDigest } from "./index-entries.ts";
+import { seedPrivateIndex } from "./seed-index.ts";
 import { type SubmoduleSnapshot, snapshotSubmodules } from "./submodules.ts";
 
 /** Attributes that would make git store something other than the bytes on disk (EOL, LFS, ident). */
@@ -47,6 +48,8 @@ export interface WorkspaceSnapshot {
   env: Record<string, string>;
   /** Whether the workspace is inside a git repository. */
   inRepository: boolean;
+  /** Whether the private index started as a copy of the repository's (./seed-index.ts). */
+  seededIndex?: boolean;
   /**
    * A file time (ns since the epoch) after the snapshot was taken and before anything the run did:
    * a file with an older ctime has not changed since the snapshot.
@@ -81,6 +84,8 @@ export interface SnapshotOptions {
   exclude?: string[];
   /** Watch submodules (default true; false for a submodule's own snapshot, whose parent watches them). */
   submodules?: boolean;
+  /** false: the private index starts empty in a repository too (./seed-index.ts); default true. */
+  seedIndex?: boolean;
   /**
    * Aborting stops the snapshot: its git is killed, it rejects, and its temp directory is removed
    * in the background (a run that ended before anything could change a file needs no snapshot).
@@ -146,7 +151,24 @@ export async function snapshotWorkspace(
     };
     // Every step stops with the signal (its git killed), not only the next one: a quick answer's
     // run ends as soon as it is written, whichever step the snapshot is at.
-    if (repo) await addTrackedIgnored(snapshot, excluded, signal);
+    // In a repository the private index starts as a copy of the user's where that is sound, so
+    // the first add re-reads only what changed since; the copy holds their tracked ignored files too.
+    const seeded =
+      repo?.indexFile !== undefined && prefix === "" && options.seedIndex !== false
+        ? await seedPrivateIndex(
+            {
+              workTree,
+              userIndex: path.resolve(workTree, repo.indexFile),
+              privateIndex: env.GIT_INDEX_FILE,
+              env,
+              hashBytes: repo.objectFormat === "sha256" ? 32 : 20,
+              excluded: relativeInside(workTree, excluded),
+            },
+            signal,
+          )
+        : false;
+    snapshot.seededIndex = seeded;
+    if (repo && !seeded) await addTrackedIgnored(snapshot, excluded, signal);
     signal?.throwIfAborted();
     await addAll(snapshot, { first: true, ...(signal && { signal }) });
     snapshot.tree = await writeIndexTree(snapshot, signal);
@@ -316,6 +338,8 @@ interface Repository {
   objectsDir: string;
   excludeFile: string;
   objectFormat: string;
+  /** The repository's own index file; absent when git did not name one. */
+  indexFile?: string;
 }
 
 async function findRepository(root: string, signal?: AbortSignal): Promise<Repository | undefined> {
@@ -329,12 +353,14 @@ async function findRepository(root: string, signal?: AbortSignal): Promise<Repos
       "--git-path",
       "info/exclude",
       "--show-object-format",
+      "--git-path",
+      "index",
     ],
     { cwd: root, ...(signal && { signal }) },
   );
   signal?.throwIfAborted();
   if (result.failed) return undefined;
-  const [topLevel, objectsDir, excludeFile, objectFormat] = result.stdout.split("\n");
+  const [topLevel, objectsDir, excludeFile, objectFormat, indexFile] = result.stdout.split("\n");
   // A bare repository or a .git directory has no top level: treat it as a plain directory.
   if (!topLevel || !objectsDir || !excludeFile) return undefined;
   return {
@@ -342,6 +368,7 @@ async function findRepository(root: string, signal?: AbortSignal): Promise<Repos
     objectsDir,
     excludeFile,
     objectFormat: objectFormat || "sha1",
+    ...(indexFile && { indexFile }),
   };
 }
 
@@ -359,6 +386,14 @@ async function realPathLoose(target: string): Promise<string> {
     if (parent === target) return target;
     return path.join(await realPathLoose(parent), path.basename(target));
   }
+}
+
+/** The `/`-separated paths of `absolute` below `workTree` (those outside it left out). */
+function relativeInside(workTree: string, absolute: string[]): string[] {
+  return absolute
+    .map((target) => path.relative(workTree, target))
+    .filter((relative) => relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative))
+    .map((relative) => relative.split(path.sep).join("/"));
 }
 
 /** Gitignore lines (anchored at the work tree, special characters escaped) for the excluded paths inside the workspace. */

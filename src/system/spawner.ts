@@ -46,7 +46,7 @@ export interface SpawnRequest {
   cwd: string;
   env: Readonly<Record<string, string>>;
   /** Written to the command's stdin; /dev/null when undefined. */
-  input?: string;
+  input?: string | Uint8Array;
   /** Past this many bytes of stdout and stderr together, neither is read (`tooLarge`). */
   maxBytes: number;
 }
