@@ -14,6 +14,7 @@
  * path (the outputs folder) leave the private index empty, as before. The user's index is only
  * read.
  */
+import type { Stats } from "node:fs";
 import fs from "node:fs/promises";
 import { git, gitOrThrow } from "./git.ts";
 
@@ -48,11 +49,9 @@ export interface SeedPlace {
  * answers whether it did; on false the private index is left as it was (absent).
  */
 export async function seedPrivateIndex(place: SeedPlace, signal?: AbortSignal): Promise<boolean> {
-  const [bytes, stat] = await Promise.all([
-    fs.readFile(place.userIndex).catch(() => undefined),
-    fs.stat(place.userIndex).catch(() => undefined),
-  ]);
-  if (!bytes || !stat) return false;
+  const read = await readWithTime(place.userIndex);
+  if (!read) return false;
+  const { bytes, stat } = read;
   const paths = indexPaths(bytes, place.hashBytes);
   if (!paths || paths.count < SEED_MIN_ENTRIES || namesAny(paths.list, place.excluded)) return false;
   const [autocrlf, converted] = await Promise.all([
@@ -82,6 +81,20 @@ export async function seedPrivateIndex(place: SeedPlace, signal?: AbortSignal): 
     return false;
   }
   return true;
+}
+
+/** A file's bytes and its stat data, both of the same file (git replaces an index by renaming). */
+async function readWithTime(file: string): Promise<{ bytes: Buffer; stat: Stats } | undefined> {
+  const handle = await fs.open(file, "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const stat = await handle.stat();
+    return { bytes: await handle.readFile(), stat };
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close().catch(() => {});
+  }
 }
 
 /** An index's entries, as `seedPrivateIndex` needs them. */
@@ -201,7 +214,8 @@ async function convertedPaths(
     input: list,
     ...(signal && { signal }),
   });
-  if (result.failed) return undefined;
+  // A path that is not UTF-8 could not be named back to git: nothing is copied then.
+  if (result.failed || result.stdout.includes("\uFFFD")) return undefined;
   const converted = new Set<string>();
   const fields = result.stdout.split("\0");
   for (let i = 0; i + 2 < fields.length; i += 3) {
