@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, utimes, writeFile } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { gitlinkPaths } from "../src/output/index-entries.ts";
 import { SEED_MIN_ENTRIES } from "../src/output/seed-index.ts";
 import {
   disposeSnapshot,
@@ -209,4 +210,20 @@ test("built CLI: an edit of a file checked out with CRLF makes a one-line patch 
   expect(patch.split("\n").filter((line) => /^[-+][^-+]/.test(line))).toEqual(["-y\r", "+z\r"]);
   gitIn(dir, "checkout", "--", "a.crlf");
   gitIn(dir, "apply", "--check", path.join(run.outDir, "patch.diff"));
+});
+
+test("gitlinkPaths reads the gitlinks git lists, and declines a version 4 index", async () => {
+  const dir = await repository({}, { count: 30 });
+  const head = gitIn(dir, "rev-parse", "HEAD").trim();
+  for (const name of ["a-sub", "src/d0/nested sub", "zz"]) {
+    gitIn(dir, "update-index", "--add", "--cacheinfo", `160000,${head},${name}`);
+  }
+  const listed = gitIn(dir, "ls-files", "-s", "-z")
+    .split("\0")
+    .filter((record) => record.startsWith("160000 "))
+    .map((record) => record.slice(record.indexOf("\t") + 1));
+  expect(listed).toEqual(["a-sub", "src/d0/nested sub", "zz"]);
+  expect(gitlinkPaths(await readFile(path.join(dir, ".git/index")), 20)).toEqual(listed);
+  gitIn(dir, "update-index", "--index-version", "4");
+  expect(gitlinkPaths(await readFile(path.join(dir, ".git/index")), 20)).toBeUndefined();
 });

@@ -51,3 +51,34 @@ export function indexEntriesDigest(index: Buffer, hashBytes: number): string | u
   if (offset > end) return undefined;
   return createHash("sha256").update(`${hashBytes}:`).update(bytes.subarray(0, offset)).digest("hex");
 }
+
+const GITLINK_MODE = 0o160000;
+
+/**
+ * The paths of `index`'s gitlinks (submodules, nested repositories), in the index's order, as
+ * `git ls-files -s` would name them; undefined for what `indexEntriesDigest` does not read
+ * (version 4, extended flags, anything malformed). Only reads `index`.
+ */
+export function gitlinkPaths(index: Buffer, hashBytes: number): string[] | undefined {
+  if (index.length < 12 + hashBytes || index.toString("latin1", 0, 4) !== "DIRC") return undefined;
+  const version = index.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return undefined;
+  const count = index.readUInt32BE(8);
+  const end = index.length - hashBytes;
+  const fixed = OID_OFFSET + hashBytes + 2;
+  const bytes = new Uint8Array(index.buffer, index.byteOffset, end);
+  const paths: string[] = [];
+  let offset = 12;
+  for (let i = 0; i < count; i++) {
+    if (offset + fixed > end) return undefined;
+    const flagsAt = offset + OID_OFFSET + hashBytes;
+    if ((bytes[flagsAt] ?? 0) & (EXTENDED_FLAG >> 8)) return undefined;
+    const pathStart = offset + fixed;
+    const nul = bytes.indexOf(0, pathStart);
+    if (nul === -1) return undefined;
+    if (index.readUInt32BE(offset + MODE_OFFSET) === GITLINK_MODE)
+      paths.push(index.toString("utf8", pathStart, nul));
+    offset += Math.floor((fixed + (nul - pathStart) + 8) / 8) * 8;
+  }
+  return offset > end ? undefined : paths;
+}
