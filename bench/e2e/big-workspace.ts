@@ -16,8 +16,8 @@ import { expectRun, taskYaml, tempWorkspace } from "./workspace.ts";
 const FOLDERS = 100;
 const FILES_PER_FOLDER = 100;
 
-export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
-  // Made once and copied per run: writing 20,000 files costs more than copying them.
+/** A temp folder of FOLDERS × FILES_PER_FOLDER files of 400 bytes. */
+async function filesTemplate(): Promise<string> {
   const template = await tempWorkspace();
   for (let d = 0; d < FOLDERS; d++) {
     await mkdir(`${template}/d${d}`);
@@ -25,6 +25,12 @@ export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<Ben
       await writeFile(`${template}/d${d}/f${f}.txt`, `file ${d}/${f}\n`.repeat(20));
     }
   }
+  return template;
+}
+
+export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
+  // Made once and copied per run: writing 20,000 files costs more than copying them.
+  const template = await filesTemplate();
   const read: number[] = [];
   const grep: number[] = [];
   const end: number[] = [];
@@ -72,13 +78,7 @@ export async function bigWorkspace(ctx: BenchContext, runs: number): Promise<Ben
  * waits for the start's snapshot, then answers. Rows: that first tool turn, and the whole run.
  */
 export async function bigRepository(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
-  const template = await tempWorkspace();
-  for (let d = 0; d < FOLDERS; d++) {
-    await mkdir(`${template}/d${d}`);
-    for (let f = 0; f < FILES_PER_FOLDER; f++) {
-      await writeFile(`${template}/d${d}/f${f}.txt`, `file ${d}/${f}\n`.repeat(20));
-    }
-  }
+  const template = await filesTemplate();
   const git = (cwd: string, ...args: string[]) =>
     execFileSync("git", ["-c", "user.email=bench@localhost", "-c", "user.name=bench", ...args], {
       cwd,
