@@ -18,11 +18,16 @@ const OID_OFFSET = 40;
 const EXTENDED_FLAG = 0x4000;
 
 /**
- * The digest of `index`'s entries; `hashBytes`: the repository's object id length (20, or 32 for
- * SHA-256). Overwrites the rest of each entry in `index` with zeros (a copy of a 20,000-entry
- * index costs more than the rest: fresh pages).
+ * Walks the entries of a version 2 or 3 index: `visit` gets each one's offset, the offset of its
+ * flags, its flags, and where its path starts and ends (the NUL). Answers the bytes (up to the
+ * checksum) and the offset past the last entry; undefined for version 4, an entry with extended
+ * flags (intent-to-add, skip-worktree: entries a tree may leave out) or anything malformed.
  */
-export function indexEntriesDigest(index: Buffer, hashBytes: number): string | undefined {
+function walkEntries(
+  index: Buffer,
+  hashBytes: number,
+  visit: (offset: number, flagsAt: number, flags: number, pathStart: number, nul: number) => void,
+): { bytes: Uint8Array; after: number } | undefined {
   if (index.length < 12 + hashBytes || index.toString("latin1", 0, 4) !== "DIRC") return undefined;
   const version = index.readUInt32BE(4);
   if (version !== 2 && version !== 3) return undefined;
@@ -41,15 +46,31 @@ export function indexEntriesDigest(index: Buffer, hashBytes: number): string | u
     const pathStart = offset + fixed;
     const nul = bytes.indexOf(0, pathStart);
     if (nul === -1) return undefined;
-    bytes.fill(0, offset, offset + MODE_OFFSET);
-    bytes.fill(0, offset + MODE_OFFSET + 4, offset + OID_OFFSET);
-    bytes[flagsAt] = (flags >> 12) & 3;
-    bytes[flagsAt + 1] = 0;
+    visit(offset, flagsAt, flags, pathStart, nul);
     // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes; the path ends at the first.
     offset += Math.floor((fixed + (nul - pathStart) + 8) / 8) * 8;
   }
-  if (offset > end) return undefined;
-  return createHash("sha256").update(`${hashBytes}:`).update(bytes.subarray(0, offset)).digest("hex");
+  return offset > end ? undefined : { bytes, after: offset };
+}
+
+/**
+ * The digest of `index`'s entries; `hashBytes`: the repository's object id length (20, or 32 for
+ * SHA-256). Overwrites the rest of each entry in `index` with zeros (a copy of a 20,000-entry
+ * index costs more than the rest: fresh pages).
+ */
+export function indexEntriesDigest(index: Buffer, hashBytes: number): string | undefined {
+  const view = new Uint8Array(index.buffer, index.byteOffset, index.length);
+  const walked = walkEntries(index, hashBytes, (offset, flagsAt, flags) => {
+    view.fill(0, offset, offset + MODE_OFFSET);
+    view.fill(0, offset + MODE_OFFSET + 4, offset + OID_OFFSET);
+    view[flagsAt] = (flags >> 12) & 3;
+    view[flagsAt + 1] = 0;
+  });
+  if (!walked) return undefined;
+  return createHash("sha256")
+    .update(`${hashBytes}:`)
+    .update(walked.bytes.subarray(0, walked.after))
+    .digest("hex");
 }
 
 const GITLINK_MODE = 0o160000;
@@ -60,25 +81,10 @@ const GITLINK_MODE = 0o160000;
  * (version 4, extended flags, anything malformed). Only reads `index`.
  */
 export function gitlinkPaths(index: Buffer, hashBytes: number): string[] | undefined {
-  if (index.length < 12 + hashBytes || index.toString("latin1", 0, 4) !== "DIRC") return undefined;
-  const version = index.readUInt32BE(4);
-  if (version !== 2 && version !== 3) return undefined;
-  const count = index.readUInt32BE(8);
-  const end = index.length - hashBytes;
-  const fixed = OID_OFFSET + hashBytes + 2;
-  const bytes = new Uint8Array(index.buffer, index.byteOffset, end);
   const paths: string[] = [];
-  let offset = 12;
-  for (let i = 0; i < count; i++) {
-    if (offset + fixed > end) return undefined;
-    const flagsAt = offset + OID_OFFSET + hashBytes;
-    if ((bytes[flagsAt] ?? 0) & (EXTENDED_FLAG >> 8)) return undefined;
-    const pathStart = offset + fixed;
-    const nul = bytes.indexOf(0, pathStart);
-    if (nul === -1) return undefined;
+  const walked = walkEntries(index, hashBytes, (offset, _flagsAt, _flags, pathStart, nul) => {
     if (index.readUInt32BE(offset + MODE_OFFSET) === GITLINK_MODE)
       paths.push(index.toString("utf8", pathStart, nul));
-    offset += Math.floor((fixed + (nul - pathStart) + 8) / 8) * 8;
-  }
-  return offset > end ? undefined : paths;
+  });
+  return walked ? paths : undefined;
 }
