@@ -1,1 +1,0 @@
-export{t as createGithubRenderer}from"./github-s0m6g2p_.js";

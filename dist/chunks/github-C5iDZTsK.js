@@ -1,0 +1,1 @@
+export{t as createGithubRenderer}from"./github-Q1fpGiL6.js";

@@ -1,0 +1,1 @@
+export{t as compileJsonSchema}from"./json-schema-check-BAyCi9VW.js";

@@ -1,1 +1,0 @@
-export{i as runProcess}from"./process-D947gXj9.js";

@@ -1,1 +1,0 @@
-import"./spec-file-B9W6dFVM.js";import"./duration-BHclPShl.js";export{v as taskJsonSchema}from"./spec-_vgjP6nW.js";
