@@ -52,3 +52,73 @@ test("ends with its code despite a live timer, after 4 MB of output a slow reade
   expect(bytes).toBe(4096 * 1024);
   expect(stderr).toBe("last words\n");
 });
+
+/** Runs `lines` as an entry script and says how it ended and what its `exit` listeners wrote. */
+async function endOf(
+  lines: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; heard: string; stderr: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "exit-now-test-"));
+  dirs.push(dir);
+  const script = path.join(dir, "entry.ts");
+  const heard = path.join(dir, "heard.txt");
+  await writeFile(
+    script,
+    [
+      `import { appendFileSync } from "node:fs";`,
+      `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
+      "setInterval(() => {}, 1000);",
+      `process.on("exit", (code) => appendFileSync(${JSON.stringify(heard)}, \`\${code} \${process.exitCode}\\n\`));`,
+      ...lines,
+    ].join("\n"),
+  );
+  const child = spawn(process.execPath, [script], { stdio: ["ignore", "ignore", "pipe"], env });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  const { readFile } = await import("node:fs/promises");
+  return { code, heard: await readFile(heard, "utf8").catch(() => ""), stderr };
+}
+
+// Where Node has process.execve the process ends as `sh -c 'exit N'`, which runs no listener of
+// its own: exitWhenFlushed runs them first, once, with the code set, as process.exit does.
+test("the exit listeners run once, with the code, and the process ends with it", async () => {
+  const ended = await endOf(["await exitWhenFlushed(5);"]);
+  expect(ended).toEqual({ code: 5, heard: "5 5\n", stderr: "" });
+});
+
+test("without process.execve (Node before 22.15) it ends through process.exit alike", async () => {
+  const ended = await endOf(["Reflect.deleteProperty(process, 'execve');", "await exitWhenFlushed(4);"]);
+  expect(ended).toEqual({ code: 4, heard: "4 4\n", stderr: "" });
+});
+
+test("a code no shell can exit with ends through process.exit", async () => {
+  const ended = await endOf(["await exitWhenFlushed(300);"]);
+  // The kernel keeps the low 8 bits, as for any exit(300).
+  expect(ended).toEqual({ code: 300 & 0xff, heard: "300 300\n", stderr: "" });
+});
+
+// The point of the exec: libc's exit handlers (OpenSSL's and Node's frees) do not run. Seen from
+// outside as the `sh` of PATH being what ends the process, with the code as its argument.
+test.skipIf(typeof process.execve !== "function")(
+  "it ends as PATH's sh, which exits with the code",
+  async () => {
+    const bin = await mkdtemp(path.join(os.tmpdir(), "exit-now-bin-"));
+    dirs.push(bin);
+    const called = path.join(bin, "called.txt");
+    await writeFile(
+      path.join(bin, "sh"),
+      `#!/bin/sh\nprintf '%s|' "$@" > ${JSON.stringify(called)}\nexec /bin/sh "$@"\n`,
+      { mode: 0o755 },
+    );
+    const ended = await endOf(["await exitWhenFlushed(6);"], {
+      ...process.env,
+      PATH: `${bin}:${process.env.PATH}`,
+    });
+    expect(ended).toEqual({ code: 6, heard: "6 6\n", stderr: "" });
+    const { readFile } = await import("node:fs/promises");
+    expect(await readFile(called, "utf8")).toBe("-c|exit 6|");
+  },
+);

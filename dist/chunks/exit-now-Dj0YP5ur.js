@@ -1,1 +1,0 @@
-const e=2e3;async function t(e){await Promise.all([n(process.stdout),n(process.stderr)]),process.exit(e)}function n(t){return t.writableLength===0||t.destroyed?Promise.resolve():new Promise(n=>{let r=()=>{clearTimeout(i),t.off(`drain`,r),t.off(`error`,r),t.off(`close`,r),n()},i=setTimeout(r,e);t.once(`drain`,r),t.once(`error`,r),t.once(`close`,r)})}export{t as n,e as t};

@@ -1,0 +1,1 @@
+export{i as runProcess}from"./process-JRouEyR5.js";
