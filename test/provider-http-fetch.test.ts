@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, test, vi } from "vitest";
+import { FetchResponse } from "../src/providers/fetch-classes.ts";
 import { createHttpFetch } from "../src/providers/http-fetch.ts";
 import { closedPortUrl } from "./mock-llm/server.ts";
 
@@ -63,7 +64,7 @@ async function readAll(response: Response): Promise<string> {
 }
 
 describe("httpFetch", () => {
-  test("sends the method, the headers and the body with its length, and answers a standard Response", async () => {
+  test("sends the method, the headers and the body with its length, and answers a Response", async () => {
     const { url, seen } = await serve((_req, res) => {
       res.writeHead(201, "Made", { "content-type": "application/json", "x-request-id": "req_1" });
       res.end('{"ok":true}');
@@ -74,7 +75,9 @@ describe("httpFetch", () => {
       headers: new Headers({ "x-api-key": "k", "content-type": "application/json" }),
       body: '{"prompt":"héllo"}',
     });
-    expect(response).toBeInstanceOf(Response);
+    // fetch-classes.ts's, which `instanceof Response` in the bundles (and in the SDKs there) accepts.
+    expect(response).toBeInstanceOf(FetchResponse);
+    expect(Object.prototype.toString.call(response)).toBe("[object Response]");
     expect([response.status, response.statusText, response.ok]).toEqual([201, "Made", true]);
     expect(response.headers.get("x-request-id")).toBe("req_1");
     expect(await response.json()).toEqual({ ok: true });

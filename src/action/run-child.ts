@@ -10,6 +10,7 @@
  * runner: either way, maybe twice) end the run as interrupted, so its outputs are still written.
  */
 import { errorText, exitCodeOf } from "../core/errors.ts";
+import { useFetchHeadersGlobally } from "../providers/fetch-classes.ts";
 import { exitWhenFlushed } from "../system/exit-now.ts";
 import { createProgressTracker } from "./progress-tracker.ts";
 import {
@@ -30,6 +31,8 @@ export async function runChild(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  // Before a provider SDK loads (src/providers/fetch-classes.ts).
+  useFetchHeadersGlobally();
   const controller = new AbortController();
   // Installed before the request is read, and kept: a second signal must not kill the process
   // while the run writes its outputs.

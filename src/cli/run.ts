@@ -1,4 +1,5 @@
 import { errorText, exitCodeOf, isAgentRunError } from "../core/errors.ts";
+import { useFetchHeadersGlobally } from "../providers/fetch-classes.ts";
 import { createJsonRenderer, createTextRenderer, type TextRenderMode } from "../render/index.ts";
 import { runTask } from "../run/run-task.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
@@ -11,6 +12,8 @@ import type { CliCommand } from "./args.ts";
 const EXIT_AFTER_OUTPUTS_MS = 1000;
 
 export async function runCommand(command: Extract<CliCommand, { kind: "run" }>): Promise<number> {
+  // Before a provider SDK loads (src/providers/fetch-classes.ts).
+  useFetchHeadersGlobally();
   // A closed pipe (`agent-run … --json | head`) must not take the run down: its outputs and exit
   // code matter more than the rest of the log.
   const stdout = guardedWriter(process.stdout);

@@ -1,7 +1,8 @@
 import type { ProviderErrorInfo } from "../core/types.ts";
 import { isContextLengthError } from "./context-length.ts";
 import { InStreamError, ProviderRequestError, StreamInterruptedError } from "./errors.ts";
-import { retryAfterMs } from "./retry-policy.ts";
+import { FetchHeaders } from "./fetch-classes.ts";
+import { type HeaderReader, retryAfterMs } from "./retry-policy.ts";
 import { obj, str } from "./wire-utils.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: a constructor of any arity, only used with instanceof
@@ -37,7 +38,8 @@ export function requestFailureOf(error: unknown, sdk: SdkErrorClasses): unknown 
   if (!(error instanceof sdk.APIError)) return error;
   const e = error as Error & { status?: unknown; headers?: unknown; error?: unknown };
   const status = typeof e.status === "number" ? e.status : undefined;
-  const headers = e.headers instanceof Headers ? e.headers : undefined;
+  // Ours (./fetch-classes.ts, what http-fetch answers with) or Node's (the fallback's): either is one.
+  const headers = e.headers instanceof FetchHeaders ? (e.headers as HeaderReader) : undefined;
   const body = bodyFacts(e.error);
   const rawText = e.message.replace(/^\d{3} /, "");
   const message = body.message ?? describeBodyText(rawText, headers?.get("content-type") ?? null);

@@ -1,7 +1,7 @@
 /**
  * The `fetch` the provider SDKs are given: a request over `node:http`/`node:https` whose answer is
- * a standard `Response` with a streamed body, falling back to `globalThis.fetch` for whatever it does
- * not do itself.
+ * a `Response` with a streamed body (./fetch-classes.ts's, which loads no undici), falling back to
+ * `globalThis.fetch` for whatever it does not do itself.
  *
  * Why not `globalThis.fetch`: Node's fetch (undici) parses HTTP with llhttp compiled to WebAssembly.
  * Its main function is compiled on a run's first answer (~7-10 ms, in the wait after it), and once a
@@ -22,9 +22,10 @@
  * and redirects: an answer that redirects is dropped and the request made again through fetch, which
  * follows it (and strips the API key on a cross-origin hop) as the standard says.
  */
-import http from "node:http";
-import https from "node:https";
+import type http from "node:http";
+import type https from "node:https";
 import type { Readable } from "node:stream";
+import { FetchHeaders, type FetchHeadersInit, FetchResponse } from "./fetch-classes.ts";
 
 type Fetch = typeof globalThis.fetch;
 type FetchInit = NonNullable<Parameters<Fetch>[1]>;
@@ -67,7 +68,7 @@ function planOf(input: Parameters<Fetch>[0], init: FetchInit | undefined): Plan 
   if (body === false || (body !== undefined && (method === "GET" || method === "HEAD"))) return undefined;
   const headers: Record<string, string> = {};
   try {
-    new Headers(init?.headers).forEach((value, name) => {
+    new FetchHeaders(init?.headers as FetchHeadersInit | undefined).forEach((value, name) => {
       headers[name] = value;
     });
   } catch {
@@ -86,7 +87,7 @@ function request(
   signal: AbortSignal | undefined,
 ): Promise<Response | "redirect"> {
   const { url, method, headers, body } = plan;
-  const client = url.protocol === "https:" ? https : http;
+  const client = url.protocol === "https:" ? httpsModule() : httpModule();
   return new Promise((resolve, reject) => {
     const req = client.request(url, { method, headers, ...(signal && { signal }) }, (res) => {
       const status = res.statusCode ?? 0;
@@ -98,13 +99,12 @@ function request(
         return;
       }
       try {
-        resolve(
-          new Response(NULL_BODY.has(status) || method === "HEAD" ? null : bodyStream(res, signal), {
-            status,
-            statusText: res.statusMessage ?? "",
-            headers: headersOf(res.rawHeaders),
-          }),
+        const response = new FetchResponse(
+          NULL_BODY.has(status) || method === "HEAD" ? null : bodyStream(res, signal),
+          { status, statusText: res.statusMessage ?? "", headers: headersOf(res.rawHeaders) },
         );
+        // What the SDKs read of a Response, FetchResponse has (./fetch-classes.ts).
+        resolve(response as unknown as Response);
       } catch (error) {
         res.destroy();
         reject(new TypeError("fetch failed", { cause: error }));
@@ -172,10 +172,23 @@ function decoded(res: http.IncomingMessage): Readable {
   return res.pipe(inflate);
 }
 
-function headersOf(raw: string[]): Headers {
-  const headers = new Headers();
+function headersOf(raw: string[]): FetchHeaders {
+  const headers = new FetchHeaders();
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   return headers;
+}
+
+/**
+ * `node:http` and `node:https` as CommonJS modules: an ESM `import` of `node:http` builds its
+ * namespace from every export, and reading the lazy `WebSocket` export loads undici (40-55 ms
+ * here, see ./fetch-classes.ts). `node:https` only when a URL needs it: it loads `node:tls`.
+ */
+function httpModule(): typeof http {
+  return process.getBuiltinModule("node:http");
+}
+
+function httpsModule(): typeof https {
+  return process.getBuiltinModule("node:https");
 }
 
 /** The body as bytes; undefined for none; false for a kind this fetch leaves to the fallback. */

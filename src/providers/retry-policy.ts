@@ -1,3 +1,8 @@
+/** What is read of a response's headers: a `Headers`, Node's or ./fetch-classes.ts's. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** Longest `retry-after` honoured, in ms; a server asking for more gets this (a CI job must not sleep for hours). */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -17,7 +22,7 @@ export function backoffMs(baseMs: number, retries: number): number {
  * Milliseconds from `retry-after-ms` or `retry-after` (seconds or an HTTP date), as the SDKs read
  * them, capped at `MAX_RETRY_AFTER_MS`; undefined when absent, unreadable or not positive.
  */
-export function retryAfterMs(headers: Headers): number | undefined {
+export function retryAfterMs(headers: HeaderReader): number | undefined {
   const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
   if (Number.isFinite(ms) && ms > 0) return Math.min(ms, MAX_RETRY_AFTER_MS);
   const value = headers.get("retry-after");
