@@ -4,12 +4,13 @@
  * answers. Then what they are for: a run of the bundled CLI, on either wire format, loads neither
  * undici nor `node:tls` (before, every run did: 40-55 ms, 17 MB and a certificate thread).
  */
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { FetchHeaders, FetchResponse, LazyFormData } from "../src/providers/fetch-classes.ts";
-import { runCli, tempWorkspace } from "./helpers/cli.ts";
+import { ROOT, runCli, tempWorkspace } from "./helpers/cli.ts";
 import { startMockLlm } from "./mock-llm/server.ts";
 
 const dirs: string[] = [];
@@ -221,6 +222,30 @@ describe("a run of the bundled CLI loads no undici and no node:tls", () => {
         await mock.close();
       }
     });
+  }
+});
+
+// An https API still gets its certificates parsed while the run starts, not at its first request:
+// a provider's preload loads node:https (and node:tls) for an https base URL, and nothing for http.
+test("a provider's preload loads node:https for an https base URL only", async () => {
+  const loadedAfterPreload = (provider: string, baseUrl: string) =>
+    new Promise<string>((resolve, reject) => {
+      const script = [
+        `import { createAnthropicProvider, createOpenAIProvider } from ${JSON.stringify(path.join(ROOT, "src/providers/index.ts"))};`,
+        `const create = ${provider === "anthropic" ? "createAnthropicProvider" : "createOpenAIProvider"};`,
+        `const model = { provider: ${JSON.stringify(provider)}, id: "m", baseUrl: ${JSON.stringify(baseUrl)} };`,
+        `create(model, { env: { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" } }).preload();`,
+        `console.log(process.moduleLoadList.filter((name) => /\\b(tls|https)$/.test(name)).join(","));`,
+      ].join("\n");
+      execFile(process.execPath, ["--input-type=module", "-e", script], (error, stdout, stderr) =>
+        error ? reject(new Error(stderr)) : resolve(stdout.trim()),
+      );
+    });
+  for (const provider of ["anthropic", "openai"]) {
+    expect(await loadedAfterPreload(provider, "https://127.0.0.1:9/v1")).toBe(
+      "NativeModule tls,NativeModule https",
+    );
+    expect(await loadedAfterPreload(provider, "http://127.0.0.1:9/v1")).toBe("");
   }
 });
 

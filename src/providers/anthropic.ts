@@ -3,7 +3,12 @@ import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/pro
 import type { Model, StopReason } from "../core/types.ts";
 import { buildAnthropicParams } from "./anthropic-request.ts";
 import type { SdkErrorClasses } from "./classify-error.ts";
-import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
+import {
+  type ProviderDeps,
+  resolveClientSettings,
+  runnerOptions,
+  warmClientTransport,
+} from "./client-config.ts";
 import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
 import { readEvents } from "./sse.ts";
@@ -41,6 +46,7 @@ export function createAnthropicProvider(model: Model, deps: ProviderDeps = {}): 
   };
   return {
     preload() {
+      warmClientTransport(settings);
       getSdk().catch(() => {});
     },
     name: "anthropic",

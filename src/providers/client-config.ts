@@ -1,7 +1,7 @@
 import type { StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import { ProviderConfigError } from "./errors.ts";
-import { httpFetch } from "./http-fetch.ts";
+import { httpFetch, warmTransport } from "./http-fetch.ts";
 import { loadModelCatalogFor } from "./model-catalog.ts";
 import { priceFor } from "./pricing.ts";
 import type { RunnerOptions } from "./stream-runner.ts";
@@ -127,6 +127,14 @@ export function resolveClientSettings(model: Model, deps: ProviderDeps = {}): Cl
     fetch: deps.fetch ?? httpFetch,
     now: deps.now ?? Date.now,
   };
+}
+
+/**
+ * What a provider's `preload` does for its transport: loads what the default fetch needs for
+ * `settings.baseUrl` (see `warmTransport`). A fetch given in `ProviderDeps` is left alone.
+ */
+export function warmClientTransport(settings: ClientSettings): void {
+  if (settings.fetch === httpFetch) warmTransport(settings.baseUrl);
 }
 
 const LIMIT_ENV = {

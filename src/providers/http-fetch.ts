@@ -81,6 +81,15 @@ function planOf(input: Parameters<Fetch>[0], init: FetchInit | undefined): Plan 
 /** The default: `createHttpFetch()` over `globalThis.fetch`. */
 export const httpFetch: Fetch = createHttpFetch();
 
+/**
+ * Loads now what a request to `baseUrl` will need: for an https URL, `node:https`, whose `node:tls`
+ * starts parsing the root certificates on its own thread while the run starts, instead of the first
+ * request waiting for them. Nothing for any other URL.
+ */
+export function warmTransport(baseUrl: string): void {
+  if (URL.parse(baseUrl)?.protocol === "https:") httpsModule();
+}
+
 function request(
   plan: Plan,
   redirect: FetchInit["redirect"],

@@ -2,7 +2,12 @@ import type OpenAI from "openai";
 import type { Provider, StreamRequest } from "../core/provider.ts";
 import type { Model } from "../core/types.ts";
 import type { SdkErrorClasses } from "./classify-error.ts";
-import { type ProviderDeps, resolveClientSettings, runnerOptions } from "./client-config.ts";
+import {
+  type ProviderDeps,
+  resolveClientSettings,
+  runnerOptions,
+  warmClientTransport,
+} from "./client-config.ts";
 import { ProviderConfigError } from "./errors.ts";
 import { chatAttempt } from "./openai-chat.ts";
 import { responsesAttempt } from "./openai-responses.ts";
@@ -49,6 +54,7 @@ export function createOpenAIProvider(model: Model, deps: ProviderDeps = {}): Pro
   };
   return {
     preload() {
+      warmClientTransport(settings);
       getSdk().catch(() => {});
     },
     name: model.provider,
