@@ -225,27 +225,34 @@ describe("a run of the bundled CLI loads no undici and no node:tls", () => {
   }
 });
 
-// An https API still gets its certificates parsed while the run starts, not at its first request:
-// a provider's preload loads node:https (and node:tls) for an https base URL, and nothing for http.
-test("a provider's preload loads node:https for an https base URL only", async () => {
+// What the first request needs is loaded by the provider's preload, while the run starts, not on
+// that request's way: node:http (node:https and node:tls for an https base URL: the certificates are
+// parsed then) and the web streams an answer's body is read through.
+test("a provider's preload loads the transport its base URL needs", async () => {
   const loadedAfterPreload = (provider: string, baseUrl: string) =>
-    new Promise<string>((resolve, reject) => {
+    new Promise<string[]>((resolve, reject) => {
       const script = [
         `import { createAnthropicProvider, createOpenAIProvider } from ${JSON.stringify(path.join(ROOT, "src/providers/index.ts"))};`,
         `const create = ${provider === "anthropic" ? "createAnthropicProvider" : "createOpenAIProvider"};`,
         `const model = { provider: ${JSON.stringify(provider)}, id: "m", baseUrl: ${JSON.stringify(baseUrl)} };`,
         `create(model, { env: { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" } }).preload();`,
-        `console.log(process.moduleLoadList.filter((name) => /\\b(tls|https)$/.test(name)).join(","));`,
+        `console.log(process.moduleLoadList.join("\\n"));`,
       ].join("\n");
       execFile(process.execPath, ["--input-type=module", "-e", script], (error, stdout, stderr) =>
-        error ? reject(new Error(stderr)) : resolve(stdout.trim()),
+        error ? reject(new Error(stderr)) : resolve(stdout.trim().split("\n")),
       );
     });
+  const watched = [
+    "NativeModule http",
+    "NativeModule https",
+    "NativeModule tls",
+    "NativeModule internal/webstreams/readablestream",
+  ];
   for (const provider of ["anthropic", "openai"]) {
-    expect(await loadedAfterPreload(provider, "https://127.0.0.1:9/v1")).toBe(
-      "NativeModule tls,NativeModule https",
-    );
-    expect(await loadedAfterPreload(provider, "http://127.0.0.1:9/v1")).toBe("");
+    const https = await loadedAfterPreload(provider, "https://127.0.0.1:9/v1");
+    expect(watched.filter((name) => https.includes(name))).toEqual(watched.slice(1));
+    const http = await loadedAfterPreload(provider, "http://127.0.0.1:9/v1");
+    expect(watched.filter((name) => http.includes(name))).toEqual([watched[0], watched[3]]);
   }
 });
 

@@ -82,12 +82,16 @@ function planOf(input: Parameters<Fetch>[0], init: FetchInit | undefined): Plan 
 export const httpFetch: Fetch = createHttpFetch();
 
 /**
- * Loads now what a request to `baseUrl` will need: for an https URL, `node:https`, whose `node:tls`
- * starts parsing the root certificates on its own thread while the run starts, instead of the first
- * request waiting for them. Nothing for any other URL.
+ * Loads now what a request to `baseUrl` will need, instead of on the first request's way:
+ * `node:http` (or `node:https`, whose `node:tls` starts parsing the root certificates on a thread of
+ * its own) and the web streams a body is read through. A provider's preload, while the run starts.
  */
 export function warmTransport(baseUrl: string): void {
-  if (URL.parse(baseUrl)?.protocol === "https:") httpsModule();
+  const protocol = URL.parse(baseUrl)?.protocol;
+  if (protocol === "https:") httpsModule();
+  else if (protocol === "http:") httpModule();
+  else return;
+  void globalThis.ReadableStream;
 }
 
 function request(
