@@ -44,7 +44,7 @@ function endAs(code: number): void {
   process.exitCode = code;
   process.emit("exit", code);
   try {
-    execve(sh, ["sh", "-c", `exit ${code}`], {});
+    execve.call(process, sh, ["sh", "-c", `exit ${code}`], {});
   } catch {
     // Left to process.exit.
   }
