@@ -11,6 +11,7 @@
  * so no tree is named from it.
  */
 import { createHash } from "node:crypto";
+import { type LooseObject, looseObject } from "./loose-objects.ts";
 
 /** Offsets in an entry: mode after ctime, mtime, dev and ino; the object id after the stat data. */
 const MODE_OFFSET = 24;
@@ -87,4 +88,47 @@ export function gitlinkPaths(index: Buffer, hashBytes: number): string[] | undef
       paths.push(index.toString("utf8", pathStart, nul));
   });
   return walked ? paths : undefined;
+}
+
+/** The most entries `treeObjectsOf` builds the trees of; past it, git's own write-tree is as quick. */
+export const OWN_TREES_MAX_ENTRIES = 2000;
+
+/**
+ * The tree objects `index` describes, the root's last: what `git write-tree` writes for it. Each
+ * directory's entries in the index's order (which is git's tree order: a directory sorts as its
+ * name and a "/"), each as "<octal mode> <name>\0<raw id>", a directory's mode "40000". Undefined
+ * for what `walkEntries` does not read, an entry at a merge stage (write-tree refuses those), or
+ * more than OWN_TREES_MAX_ENTRIES entries. Only reads `index`.
+ */
+export function treeObjectsOf(index: Buffer, hashBytes: number): LooseObject[] | undefined {
+  if (index.length >= 12 && index.readUInt32BE(8) > OWN_TREES_MAX_ENTRIES) return undefined;
+  const trees: LooseObject[] = [];
+  // The directories open along the current path, the root first: each one's name and entries.
+  const open: Array<{ name: string; entries: Buffer[] }> = [{ name: "", entries: [] }];
+  const entryOf = (mode: string, name: string, id: Uint8Array) =>
+    Buffer.concat([Buffer.from(`${mode} ${name}\0`, "latin1"), id]);
+  const closeOne = () => {
+    const dir = open.pop() as { name: string; entries: Buffer[] };
+    const tree = looseObject("tree", Buffer.concat(dir.entries), hashBytes);
+    trees.push(tree);
+    open.at(-1)?.entries.push(entryOf("40000", dir.name, Buffer.from(tree.id, "hex")));
+  };
+  let staged = false;
+  const walked = walkEntries(index, hashBytes, (offset, _flagsAt, flags, pathStart, nul) => {
+    if ((flags >> 12) & 3) staged = true;
+    // Bytes as latin1 characters: a name is written back byte for byte, whatever its encoding.
+    const parts = index.toString("latin1", pathStart, nul).split("/");
+    let shared = 0;
+    while (shared < parts.length - 1 && shared + 1 < open.length && open[shared + 1]?.name === parts[shared])
+      shared++;
+    while (open.length > shared + 1) closeOne();
+    for (let depth = shared; depth < parts.length - 1; depth++)
+      open.push({ name: parts[depth] as string, entries: [] });
+    const mode = index.readUInt32BE(offset + MODE_OFFSET).toString(8);
+    const id = index.subarray(offset + OID_OFFSET, offset + OID_OFFSET + hashBytes);
+    open.at(-1)?.entries.push(entryOf(mode, parts.at(-1) as string, id));
+  });
+  if (!walked || staged) return undefined;
+  while (open.length > 0) closeOne();
+  return trees;
 }
