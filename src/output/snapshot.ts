@@ -173,8 +173,8 @@ export async function snapshotWorkspace(
     if (repo && !seeded) await addTrackedIgnored(snapshot, excluded, signal);
     signal?.throwIfAborted();
     await addAll(snapshot, { first: true, ...(signal && { signal }) });
-    snapshot.tree = await writeIndexTree(snapshot, signal);
-    snapshot.written = { tree: snapshot.tree, entries: await entriesDigest(snapshot) };
+    snapshot.written = await writeIndexTree(snapshot, signal);
+    snapshot.tree = snapshot.written.tree;
     signal?.throwIfAborted();
     snapshot.ignored = await listIgnoredAtStart(snapshot, excluded, signal);
     signal?.throwIfAborted();
@@ -239,9 +239,8 @@ export async function disposeSnapshot(
 export function updateTree(snapshot: WorkspaceSnapshot): Promise<string> {
   return queued(snapshot, async () => {
     await addToIndex(snapshot);
-    const tree = await writeIndexTree(snapshot);
-    snapshot.written = { tree, entries: await entriesDigest(snapshot) };
-    return tree;
+    snapshot.written = await writeIndexTree(snapshot);
+    return snapshot.written.tree;
   });
 }
 
@@ -276,10 +275,13 @@ async function addToIndex(snapshot: WorkspaceSnapshot): Promise<void> {
 const indexBuffers = new WeakMap<WorkspaceSnapshot, Buffer>();
 
 /** The digest of the private index's entries (./index-entries.ts); undefined when it cannot be read. */
-async function entriesDigest(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
+async function entriesDigest(
+  snapshot: WorkspaceSnapshot,
+  hashBytes = snapshot.tree.length / 2,
+): Promise<string | undefined> {
   const index = await readPrivateIndex(snapshot);
   // The start tree's id is as long as every object id of the store (SHA-1 or SHA-256, in hex).
-  return index && indexEntriesDigest(index, snapshot.tree.length / 2);
+  return index && indexEntriesDigest(index, hashBytes);
 }
 
 /** The private index file's bytes, in a buffer kept for the snapshot; undefined when it cannot be read. */
@@ -327,28 +329,33 @@ async function addAll(
   await gitOrThrow([...bulk, "add", "--all", "--", ...snapshot.pathspecs], options);
 }
 
-async function writeIndexTree(snapshot: WorkspaceSnapshot, signal?: AbortSignal): Promise<string> {
-  const own = snapshot.inRepository ? undefined : await writeOwnTrees(snapshot);
-  if (own !== undefined) return own;
-  const options = { cwd: snapshot.workTree, env: snapshot.env, ...(signal && { signal }) };
-  return (await gitOrThrow(["write-tree"], options)).trim();
-}
-
 /**
- * Outside a repository, a small index's trees are built here and written into the private store
- * (./index-entries.ts, `treeObjectsOf`): one git process less at the start and at each update
- * (10 ms alone on a 2-core runner, 20-40 beside a run's start). A repository's trees are mostly in
- * its own store already, which only git's write-tree looks in; a big index's trees are git's too.
- * Undefined when the index is not one to build from: git writes the tree then.
+ * Writes the private index's tree and answers it with the digest of the entries it was written
+ * from (./index-entries.ts). Outside a repository a small index's trees are built here and written
+ * into the private store (`treeObjectsOf`): one git process less at the start and at each update
+ * (10 ms alone on a 2-core runner, 20-40 beside a run's start), the index read once for both. A
+ * repository's trees are mostly in its own store already, which only git's write-tree looks in; a
+ * big index's trees are git's too.
  */
-async function writeOwnTrees(snapshot: WorkspaceSnapshot): Promise<string | undefined> {
-  const index = await readPrivateIndex(snapshot);
-  // A plain folder's store is SHA-1: its git dir is made so (makeGitDir).
-  const trees = index && treeObjectsOf(index, 20);
-  const root = trees?.at(-1);
-  if (!trees || !root || snapshot.env.GIT_DIR === undefined) return undefined;
-  await writeLooseObjects(snapshot.env.GIT_DIR, trees);
-  return root.id;
+async function writeIndexTree(
+  snapshot: WorkspaceSnapshot,
+  signal?: AbortSignal,
+): Promise<{ tree: string; entries: string | undefined }> {
+  const gitDir = snapshot.env.GIT_DIR;
+  if (!snapshot.inRepository && gitDir !== undefined) {
+    const index = await readPrivateIndex(snapshot);
+    // A plain folder's store is SHA-1: its git dir is made so (makeGitDir).
+    const trees = index && treeObjectsOf(index, 20);
+    const root = trees?.at(-1);
+    if (index && trees && root) {
+      await writeLooseObjects(gitDir, trees);
+      // After the trees: the digest overwrites the index's stat data in the buffer.
+      return { tree: root.id, entries: indexEntriesDigest(index, 20) };
+    }
+  }
+  const options = { cwd: snapshot.workTree, env: snapshot.env, ...(signal && { signal }) };
+  const tree = (await gitOrThrow(["write-tree"], options)).trim();
+  return { tree, entries: await entriesDigest(snapshot, tree.length / 2) };
 }
 
 /**
