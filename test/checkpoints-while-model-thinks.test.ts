@@ -6,7 +6,8 @@
  */
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { afterEach, describe, expect, test } from "vitest";
+import { gitOrThrow } from "../src/output/git.ts";
 import { createCheckpoints, disposeSnapshot, snapshotWorkspace } from "../src/output/index.ts";
 import { until } from "./helpers/patch-run.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
@@ -81,4 +82,57 @@ test("dispose cancels a checkpoint still waiting for its delay", async () => {
   await checkpoints.dispose();
   await sleep(600);
   expect(checkpoints.latest()?.turn).toBe(1);
+});
+
+describe("settle: the tree the end of a run can take without reading the workspace again", () => {
+  test("an update begun quiet, with no hold since: its tree; after a hold, none", async () => {
+    const { dir, snapshot } = await workspace();
+    const checkpoints = createCheckpoints(snapshot, { quiet: async () => true });
+    cleanups.push(() => checkpoints.dispose());
+    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    checkpoints.take(1);
+    const tree = await checkpoints.settle();
+    expect(tree).toBeDefined();
+    expect(tree).toBe(
+      await gitOrThrow(["write-tree"], { cwd: snapshot.workTree, env: snapshot.env }).then((out) =>
+        out.trim(),
+      ),
+    );
+    expect(await checkpoints.settle()).toBe(tree);
+    // A tool is about to run: the workspace may change after the update.
+    await checkpoints.hold();
+    expect(await checkpoints.settle()).toBeUndefined();
+  });
+
+  test("none when the update began with a process of the model's possibly alive", async () => {
+    const { dir, snapshot } = await workspace();
+    const checkpoints = createCheckpoints(snapshot, { quiet: async () => false });
+    cleanups.push(() => checkpoints.dispose());
+    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    checkpoints.take(1);
+    expect(await checkpoints.settle()).toBeUndefined();
+    // Nor without anyone to ask.
+    const unasked = createCheckpoints(snapshot);
+    cleanups.push(() => unasked.dispose());
+    unasked.take(2);
+    expect(await unasked.settle()).toBeUndefined();
+  });
+
+  test("none when a tool held the checkpoints while the update was in flight", async () => {
+    const { dir, snapshot } = await workspace();
+    let answer: (quiet: boolean) => void = () => {};
+    const checkpoints = createCheckpoints(snapshot, {
+      quiet: () =>
+        new Promise((resolve) => {
+          answer = resolve;
+        }),
+    });
+    cleanups.push(() => checkpoints.dispose());
+    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    checkpoints.take(1);
+    const held = checkpoints.hold();
+    answer(true);
+    await held;
+    expect(await checkpoints.settle()).toBeUndefined();
+  });
 });

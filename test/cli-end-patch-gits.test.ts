@@ -3,16 +3,19 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli.ts";
+import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { mockEnv } from "./mock-llm/collect.ts";
 import { type MockLlm, type MockReply, startMockLlm } from "./mock-llm/server.ts";
 import { gitRepo, tempDir } from "./output-helpers.ts";
 
 /**
  * The git processes the end of a run starts, through the built CLI, seen by a `git` first in PATH
- * that notes each call (with the time) and runs the real one. The end brings the private index up
- * to date and then: when that index is the one the last checkpoint wrote a tree of, takes the
- * checkpoint's patch (no other git); otherwise diffs the index itself, the list of files and the
- * patch at the same time, without writing its tree first.
+ * that notes each call (with the time) and runs the real one. When the last checkpoint's update
+ * began with nothing but the runner's tools able to change the workspace and no tool ran after
+ * it, the end takes that checkpoint's patch and runs no git. Otherwise it brings the private
+ * index up to date and then: when that index is the one the last checkpoint wrote a tree of,
+ * takes the checkpoint's patch (no other git); otherwise diffs the index itself, the list of
+ * files and the patch at the same time, without writing its tree first.
  */
 const REAL_GIT = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
 const TASK = "model: anthropic:claude-haiku-5-5\nprompt: Write the files.\ntools: [write]\nsandbox: off\n";
@@ -70,7 +73,7 @@ const write = (file: string): MockReply => ({
 });
 
 /** Runs the task in a fresh repository; answers the git calls made after the last request was answered. */
-async function endGits(replies: MockReply[]): Promise<{ calls: GitCall[]; patch: string }> {
+async function endGits(replies: MockReply[], task = TASK): Promise<{ calls: GitCall[]; patch: string }> {
   let lastAnsweredAt = Number.POSITIVE_INFINITY;
   mock = await startMockLlm({
     script: (index) => {
@@ -79,13 +82,16 @@ async function endGits(replies: MockReply[]): Promise<{ calls: GitCall[]; patch:
       return reply;
     },
   });
-  const repo = gitRepo({ "task.yml": TASK, "README.md": "start\n" });
+  const repo = gitRepo({ "task.yml": task, "README.md": "start\n" });
   const git = loggingGit();
   const result = await runCli([path.join(repo, "task.yml")], {
     cwd: repo,
     env: { ...mockEnv(mock.url), PATH: `${git.dir}${path.delimiter}${process.env.PATH}` },
   });
-  expect(result.stderr).not.toMatch(/warning/i);
+  // The one warning a run with bash and `sandbox: off` has.
+  expect(result.stderr.replace(/warning: bash and command hooks ran without a sandbox.*/, "")).not.toMatch(
+    /warning/i,
+  );
   expect(result.code).toBe(0);
   const calls = gitCalls(git.log);
   // The runner's git is the one of PATH: the log saw the snapshot at the start.
@@ -97,13 +103,27 @@ async function endGits(replies: MockReply[]): Promise<{ calls: GitCall[]; patch:
 }
 
 describe("the end of a run's git processes", () => {
-  test("nothing changed since the last checkpoint: one add, and the checkpoint's patch", async () => {
+  test("nothing can have changed since the last checkpoint (no command ran): no git, the checkpoint's patch", async () => {
     const { calls, patch } = await endGits([write("a.txt"), { text: "Done.", firstByteDelayMs: SLOW_MS }]);
+    expect(calls, JSON.stringify(calls)).toEqual([]);
+    expect(patch).toContain("+a.txt by the agent");
+  });
+
+  test("a command's process alive at the last checkpoint: one add at the end, which finds what it wrote after", async () => {
+    // Unsandboxed, the runner cannot see what a command left running: the end reads again.
+    const late = "setsid sh -c 'sleep 0.5; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2";
+    const { calls, patch } = await endGits(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: late } }] },
+        { text: "Done.", firstByteDelayMs: SLOW_MS },
+      ],
+      TASK.replace("[write]", "[write, bash]"),
+    );
     expect(
       calls.map((call) => call.args[0]),
       JSON.stringify(calls),
-    ).toEqual(["add"]);
-    expect(patch).toContain("+a.txt by the agent");
+    ).toContain("add");
+    expect(patch).toContain("+late");
   });
 
   test("changes after the last checkpoint: one add, then the index diffed, its tree not written", async () => {
@@ -130,5 +150,34 @@ describe("the end of a run's git processes", () => {
     expect(rest.some((args) => args.includes("--binary"))).toBe(true);
     expect(patch).toContain("+a.txt by the agent");
     expect(patch).toContain("+b.txt by the agent");
+  });
+});
+
+describe.skipIf(NO_SANDBOX)("the end of a sandboxed run's git processes", () => {
+  const SANDBOXED = TASK.replace("[write]", "[write, bash]").replace("sandbox: off", "sandbox: required");
+  const bash = (command: string): MockReply => ({ toolCalls: [{ name: "bash", arguments: { command } }] });
+
+  test("every command's processes gone at the last checkpoint: no git, the checkpoint's patch", async () => {
+    const { calls, patch } = await endGits(
+      [bash("echo made > made.txt"), { text: "Done.", firstByteDelayMs: SLOW_MS }],
+      SANDBOXED,
+    );
+    expect(calls, JSON.stringify(calls)).toEqual([]);
+    expect(patch).toContain("+made");
+  });
+
+  test("a process left in the session at the last checkpoint: the end reads again and finds what it wrote after", async () => {
+    const { calls, patch } = await endGits(
+      [
+        bash("setsid sh -c 'sleep 0.5; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2"),
+        { text: "Done.", firstByteDelayMs: SLOW_MS },
+      ],
+      SANDBOXED,
+    );
+    expect(
+      calls.map((call) => call.args[0]),
+      JSON.stringify(calls),
+    ).toContain("add");
+    expect(patch).toContain("+late");
   });
 });

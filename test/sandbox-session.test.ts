@@ -129,13 +129,35 @@ describe.skipIf(NO_SANDBOX)("one sandbox session per run for bash", () => {
     const grouped = marker();
     const escaped = marker();
     await call(`nohup sleep ${grouped} >/dev/null 2>&1 & echo started`);
-    await call(`setsid nohup sleep ${escaped} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started`);
     await waitFor(() => processesWith(`sleep ${grouped}`).length === 0);
+    // Nothing of the model's lives in the session now (RunSandbox.quiet asks it).
+    expect(await sandbox.quiet?.()).toBe(true);
+    await call(`setsid nohup sleep ${escaped} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started`);
     expect(processesWith(`sleep ${grouped}`)).toEqual([]);
     expect(processesWith(`sleep ${escaped}`).length).toBe(1);
+    expect(await sandbox.quiet?.()).toBe(false);
     await sandbox.dispose();
+    expect(await sandbox.quiet?.()).toBe(true);
     await waitFor(() => processesWith(`sleep ${escaped}`).length === 0);
     expect(processesWith(`sleep ${escaped}`)).toEqual([]);
+  }, 30_000);
+
+  test("once a command ran in a bwrap of its own, the session cannot tell that nothing of the model's lives", async () => {
+    const { dir, sandbox, call } = await sandboxed();
+    expect((await call("echo in-session")).text).toContain("in-session");
+    expect(await sandbox.quiet?.()).toBe(true);
+    const prepare = sandbox.bashPrepare;
+    if (!prepare?.run) throw new Error("no session run");
+    // Without an output file the session does not take a command: it runs in its own bwrap, whose
+    // PID namespace the session cannot see into.
+    const alone = await prepare(
+      { command: "echo alone", cwd: dir, env: { PATH: "/usr/bin:/bin" } },
+      { toolCallId: "t", signal: new AbortController().signal, context },
+    );
+    const result = await prepare.run("bash", ["-c", alone.command], { cwd: alone.cwd, env: alone.env });
+    expect(result.exitCode).toBe(0);
+    expect(sessionPids(dir).length).toBeGreaterThan(0);
+    expect(await sandbox.quiet?.()).toBe(false);
   }, 30_000);
 
   test("a session that dies falls back to a sandbox per call, noted; never to no sandbox", async () => {
@@ -226,5 +248,6 @@ describe.skipIf(NO_SANDBOX)("a session that cannot start", () => {
     }
     expect(session.state).toBe("down");
     expect(downs.length).toBe(1);
+    expect(await session.quiet()).toBe(false);
   }, 30_000);
 });

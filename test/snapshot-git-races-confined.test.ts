@@ -13,6 +13,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, test } from "vitest";
 import { gitOrThrow } from "../src/output/git.ts";
 import {
@@ -24,9 +25,10 @@ import {
 import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { detectSandbox, prepareSandbox, snapshotGitWrapper } from "../src/sandbox/index.ts";
 import { parseTask } from "../src/spec/index.ts";
+import { createBashTool } from "../src/tools/index.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { SWAPPER } from "./helpers/swapper.ts";
-import { trustWorkspace } from "./helpers/trust.ts";
+import { processesWith, trustWorkspace } from "./helpers/trust.ts";
 
 const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
@@ -207,21 +209,21 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
 
   test("runs it as is until a command of the model's has started: nothing could swap a folder yet", async () => {
     const { dir, snapshot, sandbox, wrap } = await wrapperFor();
-    expect(wrap(command(snapshot))).toEqual(command(snapshot));
+    expect(await wrap(command(snapshot))).toEqual(command(snapshot));
     await bashCommandStarts(sandbox, dir);
-    expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
+    expect(path.basename((await wrap(command(snapshot))).file)).toBe("bwrap");
   });
 
   test("puts it in a bwrap from the start when command hooks or stdio MCP servers may start processes", async () => {
     const hooked = `${TASK}hooks:\n  after_tool_call:\n    - match: { tool: write }\n      run: "true"\n`;
     const { snapshot, wrap } = await wrapperFor(hooked);
-    expect(path.basename(wrap(command(snapshot)).file)).toBe("bwrap");
+    expect(path.basename((await wrap(command(snapshot))).file)).toBe("bwrap");
   });
 
   test("puts it in a bwrap until the sandbox is disposed, then runs it as is", async () => {
     const { dir, snapshot, sandbox, wrap } = await wrapperFor();
     await bashCommandStarts(sandbox, dir);
-    const wrapped = wrap(command(snapshot));
+    const wrapped = await wrap(command(snapshot));
     expect(path.basename(wrapped.file)).toBe("bwrap");
     expect(wrapped.args).toContain(snapshot.tempDir);
     expect(wrapped.env).not.toHaveProperty("SECRET");
@@ -233,7 +235,85 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     });
     expect(names.split("\n")).toContain("b.txt");
     await sandbox.dispose();
-    expect(wrap(command(snapshot))).toEqual(command(snapshot));
+    expect(await wrap(command(snapshot))).toEqual(command(snapshot));
+  });
+
+  /** The bash tool as a run has it: its commands in the sandbox's session. */
+  function bashOf(sandbox: Awaited<ReturnType<typeof sandboxFor>>, dir: string) {
+    const prepare = sandbox.bashPrepare;
+    if (!prepare?.run) throw new Error("no session");
+    const tool = createBashTool(dir, {
+      env: process.env,
+      spillDir: path.join(dir, ".agent-run", "tool-output"),
+      killGraceMs: 300,
+      prepare,
+      operations: { run: prepare.run },
+    });
+    return async (command: string) => {
+      const result = await tool.execute("call", { command }, new AbortController().signal, () => {}, {
+        systemPrompt: "",
+        messages: [],
+        tools: [],
+      });
+      return result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+    };
+  }
+
+  test("runs it as is again once every command of the model's has ended in the session", async () => {
+    const { dir, snapshot, sandbox, wrap } = await wrapperFor();
+    const bash = bashOf(sandbox, dir);
+    expect(await bash("echo ran; ls /proc | grep -c '^[0-9]'")).toContain("ran");
+    expect(await wrap(command(snapshot))).toEqual(command(snapshot));
+  }, 30_000);
+
+  test("puts it in a bwrap while a process of the model's lives on in the session, then as is once it is gone", async () => {
+    const { dir, snapshot, sandbox, wrap } = await wrapperFor();
+    const bash = bashOf(sandbox, dir);
+    const m = `300.${process.pid}${Date.now() % 100_000}`;
+    // Its own session and group: the end of the command's leader does not take it along.
+    // A moment before the command ends: its group is killed then, and setsid must have run.
+    await bash(`setsid sleep ${m} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started`);
+    expect(processesWith(`sleep ${m}`).length).toBe(1);
+    expect(path.basename((await wrap(command(snapshot))).file)).toBe("bwrap");
+    for (const pid of processesWith(`sleep ${m}`)) process.kill(pid, "SIGKILL");
+    for (let i = 0; i < 100 && processesWith(`sleep ${m}`).length > 0; i++) await sleep(20);
+    expect(await wrap(command(snapshot))).toEqual(command(snapshot));
+  }, 30_000);
+
+  test("never as is while a swapper of the model's runs in the session: no tree and no error holds the host file's name", {
+    timeout: 120_000,
+  }, async () => {
+    const { dir, snapshot, sandbox, wrap } = await wrapperFor();
+    const canary = `cnry-${randomBytes(6).toString("hex")}`;
+    const outside = await mkdtemp(path.join(os.tmpdir(), "agent-run-outside-"));
+    cleanups.push(() => rm(outside, { recursive: true, force: true }));
+    await writeFile(path.join(outside, `${canary}.txt`), `${canary}\n`);
+    for (const name of NAMES) {
+      await mkdir(path.join(dir, name));
+      await symlink(outside, path.join(dir, `${name}.link`));
+    }
+    snapshot.confine = wrap;
+    const bash = bashOf(sandbox, dir);
+    await bash(`setsid perl -e '${SWAPPER}' ${NAMES.join(" ")} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started`);
+    cleanups.push(async () => {
+      for (const pid of processesWith(SWAPPER)) process.kill(pid, "SIGKILL");
+    });
+    expect(processesWith(SWAPPER).length).toBe(1);
+    // As in the test of the bwrap alone above: rounds until some updates got through the swaps.
+    let leaked = 0;
+    let tried = 0;
+    let through = 0;
+    const errors: string[] = [];
+    while ((tried < 40 || through === 0) && tried < 400) {
+      const round = await updates(snapshot, canary, 20);
+      leaked += round.leaked;
+      errors.push(...round.errors);
+      through += 20 - round.errors.length;
+      tried += 20;
+    }
+    expect(leaked).toBe(0);
+    expect(errors.join("\n")).not.toContain(canary);
+    expect(through).toBeGreaterThan(0);
   });
 
   test("is unconfinable when the sandbox hides the repository around a workspace folder", async () => {

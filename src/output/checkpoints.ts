@@ -45,6 +45,12 @@ export interface Checkpoints {
    * index update is in flight; until then the workspace must hold still. Never rejects.
    */
   hold(): Promise<void>;
+  /**
+   * As `hold`, for the end of a run, which changes nothing: resolves with the tree of the last
+   * index update when the workspace cannot have changed since it began (it began `quiet`, and no
+   * `hold` came after), else undefined. Never rejects.
+   */
+  settle(): Promise<string | undefined>;
   /** The newest checkpoint whose patch is computed (from the snapshot's start tree as it is now). */
   latest(): Checkpoint | undefined;
   /** The patch of `tree` when a checkpoint has it or is computing it (undefined when it failed). */
@@ -60,10 +66,19 @@ interface Wanted {
   resolve: (patch: ComputedPatch | undefined) => void;
 }
 
-export function createCheckpoints(
-  snapshot: WorkspaceSnapshot,
-  options: { onError?: (message: string) => void; delayMs?: number; intervalMs?: number } = {},
-): Checkpoints {
+export interface CheckpointsOptions {
+  onError?: (message: string) => void;
+  delayMs?: number;
+  intervalMs?: number;
+  /**
+   * Whether nothing but the runner's tools can change the workspace now, and until the next
+   * `hold`: no process of the model's lives, and none can start without a tool (see
+   * RunSandbox.quiet). An update begun so is all the end needs (`settle`).
+   */
+  quiet?: () => Promise<boolean>;
+}
+
+export function createCheckpoints(snapshot: WorkspaceSnapshot, options: CheckpointsOptions = {}): Checkpoints {
   const delayMs = options.delayMs ?? CHECKPOINT_DELAY_MS;
   const intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS;
   let lastBegun = Number.NEGATIVE_INFINITY;
@@ -76,6 +91,10 @@ export function createCheckpoints(
   // Files of superseded patches are kept one step longer: the finish phase may be copying one.
   let previous: ComputedPatch | undefined;
   let disposed = false;
+  /** Counts `hold`s: an update that saw none from its beginning to its end holds the last word. */
+  let holds = 0;
+  /** The tree of an update begun quiet, while no `hold` has come since it began. */
+  let unchanged: string | undefined;
 
   const want = (turn: number, tree: string): Wanted => {
     let resolve: Wanted["resolve"] = () => {};
@@ -115,7 +134,15 @@ export function createCheckpoints(
 
   const begin = (turn: number) => {
     lastBegun = performance.now();
-    indexUpdate = updateTree(snapshot).then(
+    const since = holds;
+    unchanged = undefined;
+    indexUpdate = (async () => {
+      // Asked before git reads anything: what it reads then is all there is until the next hold.
+      const quiet = (await options.quiet?.().catch(() => false)) === true;
+      const id = await updateTree(snapshot);
+      if (quiet && holds === since) unchanged = id;
+      return id;
+    })().then(
       (id) => {
         if (disposed) return;
         waiting?.resolve(undefined);
@@ -147,8 +174,14 @@ export function createCheckpoints(
       scheduled.unref();
     },
     hold: () => {
+      holds++;
+      unchanged = undefined;
       unschedule();
       return indexUpdate.then(() => {});
+    },
+    settle: () => {
+      unschedule();
+      return indexUpdate.then(() => unchanged);
     },
     latest: () => (newest && newest.patch.from === snapshot.tree ? newest : undefined),
     patchFor(tree) {

@@ -39,8 +39,11 @@ export interface GitCommand {
   env: Record<string, string>;
 }
 
-/** Rewrites a git command to run somewhere else (in a bwrap), keeping its arguments' meaning. */
-export type GitWrap = (command: GitCommand) => GitCommand;
+/**
+ * Rewrites a git command to run somewhere else (in a bwrap), keeping its arguments' meaning; may
+ * first have to ask where (whether any process of the model's lives).
+ */
+export type GitWrap = (command: GitCommand) => GitCommand | Promise<GitCommand>;
 
 export interface GitResult {
   exitCode: number | undefined;
@@ -135,7 +138,7 @@ export async function git(args: string[], options: GitOptions): Promise<GitResul
     // Wrapped (in a bwrap), git is looked for inside, where the host's folders may not all be.
     const file = options.wrap ? "git" : executablePath("git", env);
     const plain = { file, args: argv, cwd: options.cwd, env };
-    spawned = options.wrap ? options.wrap(plain) : plain;
+    spawned = options.wrap ? await options.wrap(plain) : plain;
     // A wrapper may hand the command back as is (no process of the model's lives): still the git
     // of PATH's absolute folders then, never a `git` that a relative folder names in the workspace.
     if (!path.isAbsolute(spawned.file))

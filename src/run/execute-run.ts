@@ -60,7 +60,10 @@ export async function executeRun(ctx: RunContext): Promise<void> {
       // Without a bwrap to walk the workspace in, the index is brought up to date once, after the
       // model's processes are gone; a second stop signal then finds no checkpoint to write.
       turnCheckpoints = snapshotGit !== "unconfinable";
-      return createCheckpoints(snapshot, { onError: (message) => emit({ type: "warning", message }) });
+      return createCheckpoints(snapshot, {
+        onError: (message) => emit({ type: "warning", message }),
+        ...(ctx.sandbox.quiet && { quiet: ctx.sandbox.quiet }),
+      });
     });
     snapshotted.catch((error: unknown) => {
       // Stopped on purpose: the run ended needing none.

@@ -20,7 +20,7 @@ export async function settleCheckpoint(ctx: RunContext, urgent: Promise<void>): 
   if (!ctx.checkpoints) return;
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([
-    ctx.checkpoints.hold(),
+    ctx.checkpoints.settle(),
     urgent,
     new Promise((resolve) => {
       timer = setTimeout(resolve, CLEANUP_TIMEOUT_MS);

@@ -25,17 +25,18 @@ export type PatchState =
  * The patch of every change of the run: empty when nothing that may change a file ran
  * (RunContext.unchanged); else, once the index update in flight is done (one not begun is
  * dropped), the index is brought up to date (reading only what changed since the last
- * checkpoint). When it holds a tree written before (the last checkpoint's, usually), that tree's
- * patch is taken from the checkpoint that has it, or git diffs that tree; otherwise git diffs the
- * index itself, without writing its tree first. Never rejects.
+ * checkpoint), unless the last checkpoint's update began when nothing but the runner could change
+ * the workspace and no tool ran after it (Checkpoints.settle): its tree is the end's. When the
+ * index holds a tree written before (the last checkpoint's, usually), that tree's patch is taken
+ * from the checkpoint that has it, or git diffs that tree; otherwise git diffs the index itself,
+ * without writing its tree first. Never rejects.
  */
 export async function endPatch(ctx: RunContext): Promise<PatchState> {
   const { snapshot, checkpoints } = ctx;
   if (ctx.unchanged) return { status: "complete", patch: emptyPatch(snapshot?.tree ?? "") };
   if (!snapshot) return failed(ctx, "the workspace snapshot was never taken");
   try {
-    await checkpoints?.hold();
-    const tree = await updateIndex(snapshot);
+    const tree = (await checkpoints?.settle()) ?? (await updateIndex(snapshot));
     await noteSubmoduleChanges(snapshot);
     if (tree === undefined) return { status: "complete", patch: await computePatch(snapshot, THE_INDEX) };
     const checkpointed = await checkpoints?.patchFor(tree);

@@ -85,6 +85,12 @@ export interface RunSandbox {
    * the model's commands can read the host anyway.
    */
   snapshotGit?(places: SnapshotPlaces): GitWrap | "unconfinable";
+  /**
+   * Whether no process of the model's (bash's commands and what they left, hooks, MCP servers) can
+   * be alive now, so that until a tool or hook starts one, nothing but the runner's tools changes
+   * the workspace. Undefined: it cannot be told (one may be).
+   */
+  quiet?(): Promise<boolean>;
   dispose(): Promise<void>;
 }
 
@@ -129,7 +135,8 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   const gitSecrets = (await credentials).flatMap((config) => config.secrets);
   const none = async (): Promise<RunSandbox> => {
     await (await capping)?.dispose();
-    return { state: "none", notes: [], gitSecrets, dispose: async () => {} };
+    // Nothing the spec runs starts a process.
+    return { state: "none", notes: [], gitSecrets, quiet: async () => true, dispose: async () => {} };
   };
   const refuse = async (error: RunSetupError): Promise<never> => {
     await (await capping)?.dispose();
@@ -220,6 +227,11 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   };
   bashPrepare.run = session.run;
   let released = false;
+  // Only bash's commands may have started processes, all in the session (which sees its whole
+  // PID namespace), and all of them have ended: as before the first command, nothing can swap a
+  // folder or change a file until the runner starts another (tools and hooks wait for the index
+  // updates that ask).
+  const quiet = async () => released || !modelProcesses || (!notOnlyBash && (await session.quiet()));
   return {
     state: "sandboxed",
     notes,
@@ -245,8 +257,10 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
     snapshotGit: (places) => {
       const wrap = snapshotGitWrapper(prepared.policy, places);
       if (!wrap) return "unconfinable";
-      return (command) => (released || !modelProcesses ? command : wrap(command));
+      // A bwrap for each git of a checkpoint was most of its time (~70 ms here).
+      return async (command) => ((await quiet()) ? command : wrap(command));
     },
+    quiet,
     dispose: async () => {
       await session.dispose();
       await cap.dispose();

@@ -117,6 +117,7 @@ export function checkpointsOnceReady(ready: Promise<Checkpoints>): Checkpoints {
       else void settled.then((checkpoints) => checkpoints?.take(turn, options));
     },
     hold: () => settled.then((checkpoints) => checkpoints?.hold()),
+    settle: () => settled.then((checkpoints) => checkpoints?.settle()),
     latest: () => real?.latest(),
     patchFor: (tree) => real?.patchFor(tree),
     dispose: (keep) => settled.then((checkpoints) => checkpoints?.dispose(keep)),

@@ -14,6 +14,9 @@
  *   `{id,event:"started",pid}`, then `{id,event:"finished",code,signal}` (`{…,error}` when it could
  *   not start).
  * - `{op:"kill",id,graceMs}`: SIGTERM to the command's process group, SIGKILL after `graceMs`.
+ * - `{op:"quiet",id}`: replies `{id,event:"quiet",quiet}`, true when no process but the server and
+ *   its ancestors (bubblewrap's init) lives in its PID namespace, zombies aside: then none of the
+ *   model's does, and none can start but through a `start` (see sandbox/session.ts).
  * - `{op:"fs",id,root,call,…}`: one file operation below `root` (lookup, open, read, replace,
  *   close, write, list, readFiles; see session-files.ts), content as the payload either way
  *   (a handle's `replace` in pieces: `truncate` on the first, each at its `position`);
@@ -149,6 +152,35 @@ export function execServer(deps: ExecServerDeps): void {
     });
   };
 
+  // Read from /proc, which in the sandbox is the PID namespace's own: PID 1 is bubblewrap's init.
+  // Unsandboxed (the command server) it is the host's, where other processes always live.
+  const quiet = (): boolean => {
+    const fields = (pid: string) => {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      // After the command name in parentheses (which may hold any character): state, parent.
+      return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    };
+    try {
+      const own = new Set<string>();
+      for (let pid = String(process.pid); pid !== "0" && !own.has(pid); pid = fields(pid)[1] ?? "0") {
+        own.add(pid);
+      }
+      for (const name of fs.readdirSync("/proc")) {
+        if (!/^[0-9]+$/.test(name) || own.has(name)) continue;
+        let state: string;
+        try {
+          state = fields(name)[0] ?? "";
+        } catch {
+          continue; // gone since the listing
+        }
+        if (state !== "Z" && state !== "X") return false;
+      }
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   const roots = new Map<string, ReturnType<ExecServerDeps["createConfinedFs"]>>();
   let readBuffer = Buffer.alloc(0);
   const handles = new Set<number>();
@@ -227,6 +259,8 @@ export function execServer(deps: ExecServerDeps): void {
     else if (m.op === "kill") {
       const entry = live.get(m.id as number);
       if (entry) killGroup(entry, m.graceMs as number);
+    } else if (m.op === "quiet") {
+      send({ id: m.id, event: "quiet", quiet: quiet() });
     } else if (m.op === "fs") {
       let reply: { result: unknown; data?: Uint8Array };
       try {

@@ -34,6 +34,7 @@ export interface ServerReply {
   ok?: boolean;
   result?: unknown;
   message?: string;
+  quiet?: boolean;
 }
 
 export interface Pending {

@@ -28,6 +28,8 @@ export interface SessionCommands {
   remember(wrapped: string, command: SessionCommand): void;
   run: typeof runProcess;
   forgetAll(): void;
+  /** Whether a command ran through the fallback (its processes live, if at all, outside the server's namespace). */
+  readonly fellBack: boolean;
 }
 
 export function createSessionCommands(
@@ -55,6 +57,11 @@ export function createSessionCommands(
   },
 ): SessionCommands {
   const remembered = new Map<string, { command: SessionCommand; uses: number }>();
+  let fellBack = false;
+  const fallback: typeof runProcess = (file, args, runOptions) => {
+    fellBack = true;
+    return options.fallback(file, args, runOptions);
+  };
 
   const runInSession = async (
     command: SessionCommand,
@@ -159,18 +166,18 @@ export function createSessionCommands(
     if (entry && --entry.uses === 0 && script !== undefined) remembered.delete(script);
     const output = runOptions.outputFile;
     if (!entry || output?.path === undefined || channel.state === "down")
-      return options.fallback(file, args, runOptions);
+      return fallback(file, args, runOptions);
     const outputPath = output.path;
     const outputDir = path.dirname(outputPath);
-    if (runOptions.signal?.aborted) return options.fallback(file, args, runOptions);
+    if (runOptions.signal?.aborted) return fallback(file, args, runOptions);
     const starting = channel.start(options.toolOutputDir ?? outputDir);
     if (options.fallbackWhileStarting && channel.state !== "live") {
       starting.catch(() => {});
-      return options.fallback(file, args, runOptions);
+      return fallback(file, args, runOptions);
     }
-    if (!(await starting)) return options.fallback(file, args, runOptions);
+    if (!(await starting)) return fallback(file, args, runOptions);
     if (!channel.writes(outputDir) || channel.state !== "live" || runOptions.signal?.aborted) {
-      return options.fallback(file, args, runOptions);
+      return fallback(file, args, runOptions);
     }
     return runInSession(entry.command, runOptions, { fd: output.fd, path: outputPath }, startedAt);
   };
@@ -183,6 +190,9 @@ export function createSessionCommands(
     },
     run,
     forgetAll: () => remembered.clear(),
+    get fellBack() {
+      return fellBack;
+    },
   };
 }
 

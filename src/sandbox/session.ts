@@ -62,11 +62,21 @@ export interface SandboxSession {
    * start that fails is the same as on first use: `onDown`, then the fallbacks.
    */
   prestart(): void;
+  /**
+   * Whether no process of the model's can be alive: the session is live, every command ran in it
+   * (none in a bwrap of its own, whose processes it could not see), and its PID namespace holds
+   * nothing but its server. Until the runner starts a command, none can appear. False when that
+   * cannot be told within QUIET_TIMEOUT_MS.
+   */
+  quiet(): Promise<boolean>;
   /** "idle" before first use, "live", or "down" (could not start, died or disposed). */
   readonly state: "idle" | "live" | "down";
   /** Ends the session (and its spare): the server's stdin closes, then bwrap is killed if still there. */
   dispose(): Promise<void>;
 }
+
+/** How long the server may take to say whether it is alone before the answer is "no": 1 s. */
+export const QUIET_TIMEOUT_MS = 1000;
 
 function failure(message: string, code = "io"): Error & { code: string } {
   return Object.assign(new Error(message), { code });
@@ -125,6 +135,30 @@ export function createSandboxSession(options: SandboxSessionOptions): SandboxSes
       if (disposed || channel.state !== "idle") return;
       // The same folder as the first use would bind (set by the run: its tool-output folder).
       channel.start(options.toolOutputDir).catch(() => {});
+    },
+    quiet() {
+      if (disposed || commands.fellBack || channel.state !== "live") return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          channel.forget(id);
+          resolve(false);
+        }, QUIET_TIMEOUT_MS);
+        const id = channel.send(
+          { op: "quiet" },
+          {
+            onReply(reply) {
+              if (reply.event !== "quiet") return;
+              clearTimeout(timer);
+              channel.forget(id);
+              resolve(reply.quiet === true);
+            },
+            onDown() {
+              clearTimeout(timer);
+              resolve(false);
+            },
+          },
+        );
+      });
     },
     get state() {
       return channel.state;

@@ -1,0 +1,1 @@
+export{r as git}from"./git-bTNbECt6.js";
