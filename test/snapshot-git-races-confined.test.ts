@@ -294,7 +294,9 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     }
     snapshot.confine = wrap;
     const bash = bashOf(sandbox, dir);
-    await bash(`setsid perl -e '${SWAPPER}' ${NAMES.join(" ")} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started`);
+    await bash(
+      `setsid perl -e '${SWAPPER}' ${NAMES.join(" ")} </dev/null >/dev/null 2>&1 & sleep 0.2; echo started`,
+    );
     cleanups.push(async () => {
       for (const pid of processesWith(SWAPPER)) process.kill(pid, "SIGKILL");
     });

@@ -78,7 +78,10 @@ export interface CheckpointsOptions {
   quiet?: () => Promise<boolean>;
 }
 
-export function createCheckpoints(snapshot: WorkspaceSnapshot, options: CheckpointsOptions = {}): Checkpoints {
+export function createCheckpoints(
+  snapshot: WorkspaceSnapshot,
+  options: CheckpointsOptions = {},
+): Checkpoints {
   const delayMs = options.delayMs ?? CHECKPOINT_DELAY_MS;
   const intervalMs = options.intervalMs ?? CHECKPOINT_INTERVAL_MS;
   let lastBegun = Number.NEGATIVE_INFINITY;
