@@ -118,6 +118,23 @@ describe("settle: the tree the end of a run can take without reading the workspa
     expect(await unasked.settle()).toBeUndefined();
   });
 
+  test("none when the last update began with a process possibly alive, though the one before began quiet", async () => {
+    const { dir, snapshot } = await workspace();
+    const answers: Array<(quiet: boolean) => void> = [];
+    const checkpoints = createCheckpoints(snapshot, {
+      quiet: () => new Promise((resolve) => answers.push(resolve)),
+    });
+    cleanups.push(() => checkpoints.dispose());
+    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    checkpoints.take(1, { now: true });
+    checkpoints.take(2, { now: true });
+    await until(() => answers.length === 2, 5_000);
+    // The first update (begun quiet) ends first; the second began after it, with a process alive.
+    answers[0]?.(true);
+    answers[1]?.(false);
+    expect(await checkpoints.settle()).toBeUndefined();
+  });
+
   test("none when a tool held the checkpoints while the update was in flight", async () => {
     const { dir, snapshot } = await workspace();
     let answer: (quiet: boolean) => void = () => {};

@@ -94,8 +94,9 @@ export function createCheckpoints(
   // Files of superseded patches are kept one step longer: the finish phase may be copying one.
   let previous: ComputedPatch | undefined;
   let disposed = false;
-  /** Counts `hold`s: an update that saw none from its beginning to its end holds the last word. */
+  /** Counts `hold`s and updates begun: the last update, with none from its beginning to its end, holds the last word. */
   let holds = 0;
+  let begun = 0;
   /** The tree of an update begun quiet, while no `hold` has come since it began. */
   let unchanged: string | undefined;
 
@@ -138,12 +139,13 @@ export function createCheckpoints(
   const begin = (turn: number) => {
     lastBegun = performance.now();
     const since = holds;
+    const mine = ++begun;
     unchanged = undefined;
     indexUpdate = (async () => {
       // Asked before git reads anything: what it reads then is all there is until the next hold.
       const quiet = (await options.quiet?.().catch(() => false)) === true;
       const id = await updateTree(snapshot);
-      if (quiet && holds === since) unchanged = id;
+      if (quiet && holds === since && begun === mine) unchanged = id;
       return id;
     })().then(
       (id) => {
