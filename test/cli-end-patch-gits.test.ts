@@ -111,7 +111,7 @@ describe("the end of a run's git processes", () => {
 
   test("a command's process alive at the last checkpoint: one add at the end, which finds what it wrote after", async () => {
     // Unsandboxed, the runner cannot see what a command left running: the end reads again.
-    const late = "setsid sh -c 'sleep 0.5; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2";
+    const late = "setsid sh -c 'sleep 1; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2";
     const { calls, patch } = await endGits(
       [
         { toolCalls: [{ name: "bash", arguments: { command: late } }] },
@@ -169,7 +169,7 @@ describe.skipIf(NO_SANDBOX)("the end of a sandboxed run's git processes", () => 
   test("a process left in the session at the last checkpoint: the end reads again and finds what it wrote after", async () => {
     const { calls, patch } = await endGits(
       [
-        bash("setsid sh -c 'sleep 0.5; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2"),
+        bash("setsid sh -c 'sleep 1; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2"),
         { text: "Done.", firstByteDelayMs: SLOW_MS },
       ],
       SANDBOXED,
