@@ -218,8 +218,12 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   // wait for it), and only bash starts any when there are no command hooks and no stdio MCP
   // servers. So the checkpoints before the first command need no bwrap (~25 ms each here).
   let modelProcesses = notOnlyBash;
+  /** Commands bash has prepared; the count when the session last said nothing of the model's lives. */
+  let commands = 0;
+  let quietAfter: number | undefined;
   const bashPrepare: SandboxedBashPrepare = (execution) => {
     modelProcesses = true;
+    commands++;
     const env = sandboxEnv(execution.env, { home: prepared.policy.home, passThrough });
     const command = prepared.wrapScript(execution.command, execution.cwd, execution.env, passThrough);
     session.remember(command, { script: execution.command, cwd: execution.cwd, env });
@@ -230,8 +234,17 @@ export async function setupSandbox(input: SetupSandboxInput): Promise<RunSandbox
   // Only bash's commands may have started processes, all in the session (which sees its whole
   // PID namespace), and all of them have ended: as before the first command, nothing can swap a
   // folder or change a file until the runner starts another (tools and hooks wait for the index
-  // updates that ask).
-  const quiet = async () => released || !modelProcesses || (!notOnlyBash && (await session.quiet()));
+  // updates that ask). So the session's yes holds until bash prepares a command: a checkpoint's
+  // update and each of its git processes ask once between them.
+  const quiet = async () => {
+    if (released || !modelProcesses) return true;
+    if (notOnlyBash) return false;
+    if (quietAfter === commands) return true;
+    const asked = commands;
+    const answer = await session.quiet();
+    if (answer && asked === commands) quietAfter = asked;
+    return answer;
+  };
   return {
     state: "sandboxed",
     notes,
