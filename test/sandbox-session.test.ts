@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import type { AgentContext } from "../src/core/types.ts";
 import { createSandboxSession, detectSandbox, prepareSandbox, sandboxEnv } from "../src/sandbox/index.ts";
 import { createBashTool, runProcess } from "../src/tools/index.ts";
-import { runnerSandbox } from "./helpers/run-sandbox.ts";
+import { runnerBashTool, runnerSandbox } from "./helpers/run-sandbox.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { processesWith, runScripted, toolOutputs, trustWorkspace } from "./helpers/trust.ts";
 
@@ -24,17 +24,8 @@ afterEach(async () => {
 /** The run's sandbox as the runner sets it up, and bash tools with and without its session. */
 async function sandboxed(options: { withSession?: boolean } = {}) {
   const { dir, sandbox, warnings } = await runnerSandbox(TASK, cleanups);
-  const outDir = path.join(dir, ".agent-run");
   expect(sandbox.state).toBe("sandboxed");
-  const prepare = sandbox.bashPrepare;
-  if (!prepare?.run) throw new Error("no session run");
-  const tool = createBashTool(dir, {
-    env: process.env,
-    spillDir: path.join(outDir, "tool-output"),
-    killGraceMs: 300,
-    prepare,
-    ...(options.withSession !== false && { operations: { run: prepare.run } }),
-  });
+  const tool = runnerBashTool(sandbox, dir, { session: options.withSession !== false });
   const call = async (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) => {
     const result = await tool.execute(
       "call",

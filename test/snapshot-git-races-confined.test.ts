@@ -25,10 +25,11 @@ import {
 import { setupSandbox } from "../src/run/sandbox-setup.ts";
 import { detectSandbox, prepareSandbox, snapshotGitWrapper } from "../src/sandbox/index.ts";
 import { parseTask } from "../src/spec/index.ts";
-import { createBashTool } from "../src/tools/index.ts";
+import { runnerBashTool } from "./helpers/run-sandbox.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { SWAPPER } from "./helpers/swapper.ts";
 import { processesWith, trustWorkspace } from "./helpers/trust.ts";
+import { run, textOf } from "./tools-support.ts";
 
 const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h"];
 
@@ -42,19 +43,28 @@ interface Race {
   canary: string;
 }
 
-/** A workspace with folders and links to a host folder holding a canary-named file, its snapshot, and the swapper started. */
-async function race(): Promise<Race> {
+/**
+ * In `dir`, a folder for each of NAMES and beside it `<name>.link`, a link to a host folder holding
+ * one canary-named file; answers the canary.
+ */
+async function linksToHost(dir: string): Promise<string> {
   const canary = `cnry-${randomBytes(6).toString("hex")}`;
   const outside = await mkdtemp(path.join(os.tmpdir(), "agent-run-outside-"));
   cleanups.push(() => rm(outside, { recursive: true, force: true }));
   // One file: git gives up on an add when a file it listed is gone, so more would rarely all be read.
   await writeFile(path.join(outside, `${canary}.txt`), `${canary}\n`);
-  const dir = await trustWorkspace({ "README.md": "hi\n" }, { git: true });
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
   for (const name of NAMES) {
     await mkdir(path.join(dir, name));
     await symlink(outside, path.join(dir, `${name}.link`));
   }
+  return canary;
+}
+
+/** A workspace with folders and links to a host folder holding a canary-named file, its snapshot, and the swapper started. */
+async function race(): Promise<Race> {
+  const dir = await trustWorkspace({ "README.md": "hi\n" }, { git: true });
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const canary = await linksToHost(dir);
   const snapshot = await snapshotWorkspace(dir);
   cleanups.push(() => disposeSnapshot(snapshot));
   const swapper: ChildProcess = spawn("perl", ["-e", SWAPPER, ...NAMES], { cwd: dir, stdio: "ignore" });
@@ -100,6 +110,27 @@ async function updates(snapshot: WorkspaceSnapshot, canary: string, times: numbe
   return { leaked, errors };
 }
 
+/**
+ * Confined updates while a swapper runs, in rounds of 20 until at least `atLeast` were tried and
+ * some got through the swaps (nearly every one stops at a link to the folder the sandbox hides, so
+ * rounds go on until one did: the walks happened), at most 600: how many leaked, every error,
+ * how many got through.
+ */
+async function confinedRounds(snapshot: WorkspaceSnapshot, canary: string, atLeast: number) {
+  let leaked = 0;
+  let tried = 0;
+  let through = 0;
+  const errors: string[] = [];
+  while ((tried < atLeast || through === 0) && tried < 600) {
+    const round = await updates(snapshot, canary, 20);
+    leaked += round.leaked;
+    errors.push(...round.errors);
+    through += 20 - round.errors.length;
+    tried += 20;
+  }
+  return { leaked, errors, through };
+}
+
 describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
   test("unconfined, git's walk reads the host folder (the race is real)", { timeout: 60_000 }, async () => {
     const { snapshot, canary } = await race();
@@ -123,17 +154,7 @@ describe.skipIf(NO_SANDBOX)("the snapshot's git while a swapper runs", () => {
     // update stops at a link to the folder the sandbox hides (1 to 4 of 80 got through here), so
     // rounds go on past 80 until one got through the swaps too: the walks did happen. A fixed 200
     // took ~28 s of the suite with the swapper spinning a core throughout, and could find none.
-    let leaked = 0;
-    let tried = 0;
-    let through = 0;
-    const errors: string[] = [];
-    while ((tried < 80 || through === 0) && tried < 600) {
-      const round = await updates(snapshot, canary, 20);
-      leaked += round.leaked;
-      errors.push(...round.errors);
-      through += 20 - round.errors.length;
-      tried += 20;
-    }
+    const { leaked, errors, through } = await confinedRounds(snapshot, canary, 80);
     expect(leaked).toBe(0);
     expect(errors.join("\n")).not.toContain(canary);
     expect(through).toBeGreaterThan(0);
@@ -238,26 +259,11 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     expect(await wrap(command(snapshot))).toEqual(command(snapshot));
   });
 
-  /** The bash tool as a run has it: its commands in the sandbox's session. */
-  function bashOf(sandbox: Awaited<ReturnType<typeof sandboxFor>>, dir: string) {
-    const prepare = sandbox.bashPrepare;
-    if (!prepare?.run) throw new Error("no session");
-    const tool = createBashTool(dir, {
-      env: process.env,
-      spillDir: path.join(dir, ".agent-run", "tool-output"),
-      killGraceMs: 300,
-      prepare,
-      operations: { run: prepare.run },
-    });
-    return async (command: string) => {
-      const result = await tool.execute("call", { command }, new AbortController().signal, () => {}, {
-        systemPrompt: "",
-        messages: [],
-        tools: [],
-      });
-      return result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-    };
-  }
+  /** A bash command as the run runs it (in the sandbox's session); answers its output. */
+  const bashOf = (sandbox: Awaited<ReturnType<typeof sandboxFor>>, dir: string) => {
+    const tool = runnerBashTool(sandbox, dir);
+    return async (command: string) => textOf(await run(tool, { command }));
+  };
 
   test("runs it as is again once every command of the model's has ended in the session", async () => {
     const { dir, snapshot, sandbox, wrap } = await wrapperFor();
@@ -284,14 +290,7 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     timeout: 120_000,
   }, async () => {
     const { dir, snapshot, sandbox, wrap } = await wrapperFor();
-    const canary = `cnry-${randomBytes(6).toString("hex")}`;
-    const outside = await mkdtemp(path.join(os.tmpdir(), "agent-run-outside-"));
-    cleanups.push(() => rm(outside, { recursive: true, force: true }));
-    await writeFile(path.join(outside, `${canary}.txt`), `${canary}\n`);
-    for (const name of NAMES) {
-      await mkdir(path.join(dir, name));
-      await symlink(outside, path.join(dir, `${name}.link`));
-    }
+    const canary = await linksToHost(dir);
     snapshot.confine = wrap;
     const bash = bashOf(sandbox, dir);
     await bash(
@@ -302,17 +301,7 @@ describe.skipIf(NO_SANDBOX)("the run's sandbox and the snapshot's git", () => {
     });
     expect(processesWith(SWAPPER).length).toBe(1);
     // As in the test of the bwrap alone above: rounds until some updates got through the swaps.
-    let leaked = 0;
-    let tried = 0;
-    let through = 0;
-    const errors: string[] = [];
-    while ((tried < 40 || through === 0) && tried < 400) {
-      const round = await updates(snapshot, canary, 20);
-      leaked += round.leaked;
-      errors.push(...round.errors);
-      through += 20 - round.errors.length;
-      tried += 20;
-    }
+    const { leaked, errors, through } = await confinedRounds(snapshot, canary, 40);
     expect(leaked).toBe(0);
     expect(errors.join("\n")).not.toContain(canary);
     expect(through).toBeGreaterThan(0);

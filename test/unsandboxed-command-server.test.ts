@@ -5,7 +5,7 @@ import { OWNER_MARKER_VAR } from "../src/system/reaper.ts";
 import { createBashTool } from "../src/tools/index.ts";
 import { isAlive, waitGone } from "./helpers/cli.ts";
 import { until } from "./helpers/patch-run.ts";
-import { runnerSandbox } from "./helpers/run-sandbox.ts";
+import { runnerBashTool, runnerSandbox } from "./helpers/run-sandbox.ts";
 import { processesWith } from "./helpers/trust.ts";
 import { run, textOf } from "./tools-support.ts";
 
@@ -35,15 +35,7 @@ function cmdline(pid: number): string {
 async function unsandboxedRun() {
   const { dir, sandbox, warnings } = await runnerSandbox(TASK, cleanups, { toolOutputDir: true });
   expect(sandbox.state).toBe("unsandboxed");
-  const prepare = sandbox.bashPrepare;
-  if (!prepare?.run) throw new Error("no command server");
-  const tool = createBashTool(dir, {
-    env: process.env,
-    spillDir: path.join(dir, ".agent-run", "tool-output"),
-    killGraceMs: 300,
-    prepare,
-    operations: { run: prepare.run },
-  });
+  const tool = runnerBashTool(sandbox, dir);
   const call = async (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) => {
     const result = await run(
       tool,

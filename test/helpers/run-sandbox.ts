@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { type RunSandbox, setupSandbox } from "../../src/run/sandbox-setup.ts";
 import { parseTask } from "../../src/spec/index.ts";
+import { createBashTool } from "../../src/tools/index.ts";
 import { trustWorkspace } from "./trust.ts";
 
 /**
@@ -31,4 +32,21 @@ export async function runnerSandbox(
     await rm(dir, { recursive: true, force: true });
   });
   return { dir, sandbox, warnings };
+}
+
+/**
+ * The bash tool as the run makes it over `sandbox` in `dir`: each command prepared by the sandbox
+ * and run through its session (or unsandboxed, its command server); with `session: false`, in a
+ * sandbox of its own each. Full outputs go to `dir`/.agent-run/tool-output.
+ */
+export function runnerBashTool(sandbox: RunSandbox, dir: string, options: { session?: boolean } = {}) {
+  const prepare = sandbox.bashPrepare;
+  if (!prepare?.run) throw new Error(`no session or command server (sandbox ${sandbox.state})`);
+  return createBashTool(dir, {
+    env: process.env,
+    spillDir: path.join(dir, ".agent-run", "tool-output"),
+    killGraceMs: 300,
+    prepare,
+    ...(options.session !== false && { operations: { run: prepare.run } }),
+  });
 }
