@@ -71,6 +71,62 @@ describe("grep", () => {
     expect(ticks).toBeGreaterThan(5);
   });
 
+  test("the deadline is per file, also when many files go to the worker at once", async () => {
+    // Each file backtracks a while; the deadline is six times one file's time, and the files
+    // together take three times the deadline.
+    const slow = `${"a".repeat(21)}!`;
+    /(a+)+$/.test(slow);
+    const began = performance.now();
+    /(a+)+$/.test(slow);
+    const one = Math.max(1, performance.now() - began);
+    const deadline = Math.max(200, Math.ceil(one * 6));
+    const count = Math.ceil((deadline * 3) / one);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i++) files[`slow/f${String(i).padStart(4, "0")}.txt`] = `${slow}\n`;
+    const root = await makeWorkspace(files);
+    const started = performance.now();
+    const result = await run(createGrepTool(root, { regexTimeoutMs: deadline }), { pattern: "(a+)+$" });
+    expect(result.details).toMatchObject({ matches: 0, filesSearched: count });
+    expect(performance.now() - started).toBeGreaterThan(deadline);
+  });
+
+  test("a runaway regex in the middle of a batch is stopped and names its file", async () => {
+    const files: Record<string, string> = { "runaway/m.txt": `${"a".repeat(30)}!\n` };
+    for (let i = 0; i < 40; i++) files[`runaway/${i < 20 ? "a" : "z"}${i}.txt`] = "aaa\n";
+    const root = await makeWorkspace(files);
+    const started = Date.now();
+    await expect(run(createGrepTool(root, { regexTimeoutMs: 300 }), { pattern: "(a+)+$" })).rejects.toThrow(
+      "took too long on runaway/m.txt (over 300 ms)",
+    );
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  test("the limit and skipped files count the same across batches", async () => {
+    const files: Record<string, string> = {};
+    // 600 files (three batches): every file matches twice, every tenth is binary.
+    for (let i = 0; i < 600; i++) {
+      const name = `many/f${String(i).padStart(3, "0")}.txt`;
+      files[name] = i % 10 === 5 ? "hit\0binary\n" : "hit one\nmiss\nhit two\n";
+    }
+    const root = await makeWorkspace(files);
+    for (const literal of [false, true]) {
+      const all = await run(createGrepTool(root), { pattern: "hit", literal, limit: 10_000 });
+      expect(all.details).toMatchObject({
+        matches: 1080,
+        filesSearched: 540,
+        filesSkipped: 60,
+        limitReached: false,
+      });
+      // The limit falls inside the second batch, in the middle of a file.
+      const some = await run(createGrepTool(root), { pattern: "hit", literal, limit: 401 });
+      expect(some.details).toMatchObject({ matches: 401, filesWithMatches: 201, limitReached: true });
+      expect(some.details.filesSearched).toBe(201);
+      expect(some.details.filesSkipped).toBe(22);
+      expect(textOf(some)).toContain("many/f222.txt:1: hit one");
+      expect(textOf(some)).not.toContain("many/f222.txt:3:");
+    }
+  });
+
   test("context lines and the limit work the same with the regex in a worker", async () => {
     const root = await makeWorkspace({ "f.txt": "x1\nhit a\nx2\nx3\nx4\nhit b\nhit c\nx5\n" });
     const result = await run(createGrepTool(root), { pattern: "^hit", context: 1, limit: 2 });

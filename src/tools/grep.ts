@@ -130,18 +130,11 @@ export function createGrepTool(
           filesSkipped: 0,
         };
 
-        const searchText = async (path: string, text: string) => {
+        /** Prints the matches `hits` (line indices, in order) of one file. */
+        const report = (path: string, text: string, hits: readonly number[]) => {
           details.filesSearched++;
+          if (hits.length === 0) return;
           const lines = text.split("\n");
-          const hits = matcher
-            ? await matcher.match(text, limit - details.matches)
-            : lines.flatMap((line, i) => (regex.test(line) ? [i] : []));
-          if (hits === "aborted") throw new Error("grep was aborted");
-          if (hits === "timeout") {
-            throw new Error(
-              `The regular expression /${params.pattern}/ took too long on ${path} (over ${regexTimeoutMs} ms) and was stopped. Simplify it (nested quantifiers such as (a+)+ backtrack without end), or use literal: true for plain text.`,
-            );
-          }
           let printedUpTo = -1;
           let matched = false;
           for (const i of hits) {
@@ -160,6 +153,28 @@ export function createGrepTool(
           }
           if (matched) details.filesWithMatches++;
         };
+        /** Line indices matching in each of `texts`, at most `left` in all (a literal pattern is matched here). */
+        const matchAll = async (texts: string[], paths: string[], left: number) => {
+          if (!matcher) {
+            return texts.map((text) => {
+              if (left <= 0 || !regex.test(text)) return [];
+              const hits: number[] = [];
+              const lines = text.split("\n");
+              for (let i = 0; i < lines.length && hits.length < left; i++)
+                if (regex.test(lines[i]!)) hits.push(i);
+              left -= hits.length;
+              return hits;
+            });
+          }
+          const hits = await matcher.match(texts, left);
+          if (hits === "aborted") throw new Error("grep was aborted");
+          if ("timeout" in hits) {
+            throw new Error(
+              `The regular expression /${params.pattern}/ took too long on ${paths[hits.timeout]} (over ${regexTimeoutMs} ms) and was stopped. Simplify it (nested quantifiers such as (a+)+ backtrack without end), or use literal: true for plain text.`,
+            );
+          }
+          return hits;
+        };
 
         let files: string[];
         if (info.kind === "file") files = [info.path];
@@ -169,20 +184,48 @@ export function createGrepTool(
             .filter((entry) => entry.kind === "file" && (!glob || glob(entry.path.slice(prefix.length))))
             .map((entry) => entry.path);
         }
-        for (let next = 0; next < files.length && !details.limitReached; ) {
-          if (signal.aborted) throw new Error("grep was aborted");
-          const batch = files.slice(next, next + READ_BATCH);
+        /**
+         * The files from `from` on that one `readFiles` call brings, in order (a file's text, or
+         * "skipped"), the texts and their paths alone, and where the next batch starts.
+         */
+        const readBatch = async (from: number) => {
+          const batch = files.slice(from, from + READ_BATCH);
           const contents = await operations.readFiles(batch, {
             maxFileBytes,
             skipBinary: true,
             budgetBytes: READ_BUDGET_BYTES,
             follow: false,
           });
+          const order: (number | "skipped")[] = [];
+          const paths: string[] = [];
+          const texts: string[] = [];
+          let next = from;
           for (const [i, content] of contents.entries()) {
-            if (content.kind === "deferred" || details.limitReached) break;
+            if (content.kind === "deferred") break;
             next++;
-            if (content.kind === "skipped") details.filesSkipped++;
-            else if (content.kind === "content") await searchText(batch[i]!, content.data.toString("utf8"));
+            if (content.kind === "skipped") order.push("skipped");
+            else if (content.kind === "content") {
+              order.push(texts.length);
+              paths.push(batch[i]!);
+              texts.push(content.data.toString("utf8"));
+            }
+          }
+          return { order, paths, texts, next };
+        };
+        // The next batch is read while the worker matches this one.
+        let reading = files.length > 0 ? readBatch(0) : undefined;
+        while (reading && !details.limitReached) {
+          if (signal.aborted) throw new Error("grep was aborted");
+          const { order, paths, texts, next } = await reading;
+          const matching = matchAll(texts, paths, limit - details.matches);
+          reading = next < files.length ? readBatch(next) : undefined;
+          // A failed read ahead is reported where it would have been without it, if the search gets there.
+          reading?.catch(() => {});
+          const hits = await matching;
+          for (const i of order) {
+            if (details.limitReached) break;
+            if (i === "skipped") details.filesSkipped++;
+            else report(paths[i]!, texts[i]!, hits[i] ?? []);
           }
         }
 
