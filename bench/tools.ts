@@ -163,6 +163,20 @@ export async function runToolsBench(): Promise<void> {
     });
     for (const line of regex) console.log(line);
 
+    const small = join(dir, "small");
+    await mkdir(small);
+    for (let i = 0; i < 50; i++)
+      await writeFile(join(small, `f${i}.ts`), `export const a${i} = ${i};\n// needle\n`);
+    console.log(
+      "grep /need+le/ over 50 files, one process: the first call, later calls (median of 5) (3 runs):",
+    );
+    for (const where of modes) {
+      const { median } = medianOf(3, () => runChild(bundle, "grep-again", small, "need+le", where));
+      console.log(
+        `  ${where}: first ${median.firstMs} ms, later ${median.laterMs} ms, ${median.matches} matches`,
+      );
+    }
+
     const cost = await overhead(dir, 40);
     console.log(
       `bash "true" overhead: tool ${cost.toolMs.toFixed(1)} ms vs bare execa ${cost.bareMs.toFixed(1)} ms (median of 40), ratio ${cost.ratio.toFixed(2)}`,

@@ -1,6 +1,11 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
 import { createFindTool, createGrepTool, createLsTool } from "../src/tools/index.ts";
+import { createLineMatcher } from "../src/tools/regex-worker.ts";
 import { makeWorkspace, run, textOf } from "./tools-support.ts";
+
+const execFileAsync = promisify(execFile);
 
 async function project() {
   return makeWorkspace({
@@ -72,15 +77,15 @@ describe("grep", () => {
   });
 
   test("the deadline is per file, also when many files go to the worker at once", async () => {
-    // Each file backtracks a while; the deadline is six times one file's time, and the files
-    // together take three times the deadline.
-    const slow = `${"a".repeat(21)}!`;
+    // Each file backtracks a while; the deadline is many times one file's time (a regex's first
+    // runs are interpreted, slower), and the files together take twice the deadline.
+    const slow = `${"a".repeat(20)}!`;
     /(a+)+$/.test(slow);
     const began = performance.now();
     /(a+)+$/.test(slow);
     const one = Math.max(1, performance.now() - began);
-    const deadline = Math.max(200, Math.ceil(one * 6));
-    const count = Math.ceil((deadline * 3) / one);
+    const deadline = Math.max(600, Math.ceil(one * 30));
+    const count = Math.ceil((deadline * 2) / one);
     const files: Record<string, string> = {};
     for (let i = 0; i < count; i++) files[`slow/f${String(i).padStart(4, "0")}.txt`] = `${slow}\n`;
     const root = await makeWorkspace(files);
@@ -125,6 +130,64 @@ describe("grep", () => {
       expect(textOf(some)).toContain("many/f222.txt:1: hit one");
       expect(textOf(some)).not.toContain("many/f222.txt:3:");
     }
+  });
+
+  test("a grep after one stopped at its deadline works, on a fresh worker", async () => {
+    const root = await makeWorkspace({ "long.txt": `${"a".repeat(30)}!\n`, "ok.txt": "one hit\n" });
+    const grep = createGrepTool(root, { regexTimeoutMs: 300 });
+    await expect(run(grep, { pattern: "(a+)+$" })).rejects.toThrow("took too long on long.txt");
+    expect(textOf(await run(grep, { pattern: "h[i]t" }))).toBe("ok.txt:1: one hit");
+  });
+
+  test("greps in parallel each get their own regex's hits", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`p/f${String(i).padStart(3, "0")}.txt`] = `cat ${i}\ndog ${i}\n`;
+    const root = await makeWorkspace(files);
+    const grep = createGrepTool(root);
+    const patterns = ["^cat 1\\d$", "^dog 2\\d$", "^cat 29\\d$", "^dog \\d$"];
+    for (let round = 0; round < 3; round++) {
+      const results = await Promise.all(patterns.map((pattern) => run(grep, { pattern })));
+      expect(results.map((result) => result.details.matches)).toEqual([10, 10, 10, 10]);
+      expect(textOf(results[0]!)).toContain("p/f010.txt:1: cat 10");
+      expect(textOf(results[1]!)).toContain("p/f020.txt:2: dog 20");
+      expect(textOf(results[2]!)).toContain("p/f299.txt:1: cat 299");
+      expect(textOf(results[3]!)).toContain("p/f009.txt:2: dog 9");
+    }
+  });
+
+  test("a matcher closed while its batch is in the worker leaves the next matcher no stale answer", async () => {
+    const slow = createLineMatcher("(a+)+$", "", { timeoutMs: 10_000 });
+    const pending = slow.match(
+      Array.from({ length: 50 }, () => `${"a".repeat(20)}!`),
+      100,
+    );
+    await slow.close();
+    await expect(pending).resolves.toBe("aborted");
+    const quick = createLineMatcher("^b", "");
+    try {
+      await expect(quick.match(["a\nb", "b"], 10)).resolves.toEqual([[1], [0]]);
+    } finally {
+      await quick.close();
+    }
+  });
+
+  test("an idle worker never holds the process: a script that greps ends by itself", async () => {
+    const root = await makeWorkspace({ "a.txt": "hit\n" });
+    const tools = new URL("../src/tools/index.ts", import.meta.url).href;
+    const script = `
+      const { createGrepTool, warmLineMatcher } = await import(${JSON.stringify(tools)});
+      warmLineMatcher();
+      const grep = createGrepTool(${JSON.stringify(root)});
+      const context = { systemPrompt: "", messages: [], tools: [] };
+      const result = await grep.execute("c", { pattern: "h.t" }, new AbortController().signal, () => {}, context);
+      console.log(result.details.matches);
+    `;
+    const started = performance.now();
+    const { stdout } = await execFileAsync(process.execPath, ["--input-type=module", "-e", script], {
+      timeout: 20_000,
+    });
+    expect(stdout.trim()).toBe("1");
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   test("context lines and the limit work the same with the regex in a worker", async () => {

@@ -6,7 +6,7 @@ import { applyPatch, type Checkpoints, createCheckpoints, unapplyFromSnapshot } 
 import { modelInfo, modelLabel } from "../providers/index.ts";
 import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
-import { createOutputGuard, preloadCommandPolicy } from "../tools/index.ts";
+import { createOutputGuard, preloadCommandPolicy, warmLineMatcher } from "../tools/index.ts";
 import { buildTools, protectedPaths } from "./build-tools.ts";
 import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
@@ -94,6 +94,15 @@ export async function executeRun(ctx: RunContext): Promise<void> {
       prestartWhileModelThinks(agent.subscribe.bind(agent), () => {
         prestart?.();
         if (bash) preloadCommandPolicy(bash);
+      });
+    }
+    if (spec.tools.some((tool) => tool.name === "grep")) {
+      // grep's regex worker (~65 ms to start here) starts while the model still streams the call's
+      // arguments; only for a grep, since a run that never greps would pay for it in full.
+      agent.subscribe((event) => {
+        if (event.type !== "message_update" || event.event.type !== "toolcall_delta") return;
+        const part = event.event.partial.content[event.event.contentIndex];
+        if (part?.type === "toolCall" && part.name === "grep") warmLineMatcher();
       });
     }
     if (ctx.resume) await snapshotNeeded.wait();

@@ -111,6 +111,8 @@ export function createGrepTool(
       const matcher = params.literal
         ? undefined
         : createLineMatcher(regex.source, regex.flags, { timeoutMs: regexTimeoutMs, signal });
+      // A worker that has to start does so while the files are listed and read.
+      matcher?.warm();
       try {
         const relative = insideToolPath(cwd, params.path ?? ".");
         const info = await operations.lookup(relative);

@@ -84,6 +84,7 @@ export {
   type ReadToolOptions,
   readParameters,
 } from "./read.ts";
+export { warmLineMatcher } from "./regex-worker.ts";
 export {
   createWorkspace,
   insideToolPath,

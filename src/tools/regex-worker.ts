@@ -11,6 +11,11 @@
  * itself (a round trip between threads is tens of microseconds; grep over 20,000 small files spent
  * ~1 s of its 1.7 s waiting for them). The worker says which file it is on, and since when, in
  * memory both threads share, so the deadline still holds for each file of a batch.
+ *
+ * A worker outlives its matcher: starting one is most of a grep over a small project (~65 ms of
+ * ~70 here), so a matcher that closes gives its worker back to the process's idle ones for the
+ * next (one each for greps that run in parallel), unless it was terminated. Idle workers are
+ * unref'd: they never keep the process alive.
  */
 import { Worker } from "node:worker_threads";
 
@@ -28,17 +33,20 @@ export interface LineMatcher {
    * Rejects only when the worker itself fails (e.g. out of memory).
    */
   match(texts: readonly string[], limit: number): Promise<BatchHits | { timeout: number } | "aborted">;
-  /** Ends the worker; the matcher cannot be used after. */
+  /** Lets go of the worker; the matcher cannot be used after. */
   close(): Promise<void>;
 }
 
 // progress[0]: the index of the file being matched, progress[1]: when its matching began, in ms
-// after the batch arrived (the batch's own clock: Date.now() is the same in both threads).
+// after the batch was sent (Date.now() is the same clock in both threads).
+// getBuiltinModule rather than require: the worker inherits the process's flags, and under
+// `--input-type=module` the code it evaluates is a module, where there is no require.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const regex = new RegExp(workerData.source, workerData.flags);
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
 const progress = new Int32Array(workerData.progress);
-parentPort.on("message", ({ texts, limit, sentAt }) => {
+let regex;
+parentPort.on("message", ({ source, flags, texts, limit, sentAt }) => {
+  if (!regex || regex.source !== source || regex.flags !== flags) regex = new RegExp(source, flags);
   const out = [];
   let left = limit;
   for (let f = 0; f < texts.length && left > 0; f++) {
@@ -54,39 +62,76 @@ parentPort.on("message", ({ texts, limit, sentAt }) => {
 });
 `;
 
+interface MatchWorker {
+  worker: Worker;
+  progress: Int32Array;
+}
+
+/** Workers no matcher holds; more than this many are ended instead of kept. */
+const MAX_IDLE = 2;
+const idle: MatchWorker[] = [];
+
+function takeWorker(): MatchWorker {
+  const kept = idle.pop();
+  if (kept) return kept;
+  const shared = new SharedArrayBuffer(8);
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { progress: shared } });
+  worker.unref();
+  const taken = { worker, progress: new Int32Array(shared) };
+  // An idle worker that fails or ends leaves the pool; a busy one's matcher sees it itself.
+  const leave = () => {
+    const at = idle.indexOf(taken);
+    if (at >= 0) idle.splice(at, 1);
+  };
+  worker.on("error", leave);
+  worker.on("exit", leave);
+  return taken;
+}
+
+/**
+ * Starts a worker for the next matcher now, when none is idle: the run calls it while the model
+ * thinks (src/run/prestart.ts), so that its first grep does not wait for one.
+ */
+export function warmLineMatcher(): void {
+  if (idle.length === 0) idle.push(takeWorker());
+}
+
 /**
  * A matcher for `new RegExp(source, flags)` (which the caller has already compiled once, so a syntax
- * error is reported before a worker starts). The worker starts on the first `match`.
+ * error is reported before a worker is taken). It takes a worker on the first `match`, or sooner
+ * with `warm`.
  */
 export function createLineMatcher(
   source: string,
   flags: string,
   options: { timeoutMs?: number; signal?: AbortSignal } = {},
-): LineMatcher {
+): LineMatcher & { warm(): void } {
   const timeoutMs = options.timeoutMs ?? DEFAULT_REGEX_TIMEOUT_MS;
-  const shared = new SharedArrayBuffer(8);
-  const progress = new Int32Array(shared);
-  let worker: Worker | undefined;
+  let held: MatchWorker | undefined;
+  let closed = false;
+  /** Ends the batch that is out, if any: its worker would answer the next taker with this batch's hits. */
+  let cancel: (() => void) | undefined;
 
-  const stop = (): Promise<void> => {
-    const current = worker;
-    worker = undefined;
-    return current ? current.terminate().then(() => undefined) : Promise.resolve();
+  const terminate = (): Promise<void> => {
+    const current = held;
+    held = undefined;
+    return current ? current.worker.terminate().then(() => undefined) : Promise.resolve();
   };
 
   const match: LineMatcher["match"] = (texts, limit) => {
     if (options.signal?.aborted) return Promise.resolve("aborted");
     if (texts.length === 0 || limit <= 0) return Promise.resolve([]);
-    worker ??= new Worker(WORKER_SOURCE, { eval: true, workerData: { source, flags, progress: shared } });
-    const current = worker;
+    held ??= takeWorker();
+    const { worker, progress } = held;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const finish = (result: BatchHits | { timeout: number } | "aborted" | Error) => {
+        cancel = undefined;
         clearTimeout(timer);
         options.signal?.removeEventListener("abort", onAbort);
-        current.off("message", onMessage);
-        current.off("error", onError);
-        if (!Array.isArray(result)) void stop();
+        worker.off("message", onMessage);
+        worker.off("error", onError);
+        if (!Array.isArray(result)) void terminate();
         if (result instanceof Error) reject(result);
         else resolve(result);
       };
@@ -94,6 +139,7 @@ export function createLineMatcher(
       const onError = (error: Error) =>
         finish(new Error(`the regex worker failed: ${error.message}`, { cause: error }));
       const onAbort = () => finish("aborted");
+      cancel = onAbort;
       const sentAt = Date.now();
       Atomics.store(progress, 0, 0);
       Atomics.store(progress, 1, 0);
@@ -111,12 +157,26 @@ export function createLineMatcher(
         );
       };
       watch(0, sentAt);
-      current.on("message", onMessage);
-      current.on("error", onError);
+      worker.on("message", onMessage);
+      worker.on("error", onError);
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      current.postMessage({ texts, limit, sentAt });
+      worker.postMessage({ source, flags, texts, limit, sentAt });
     });
   };
 
-  return { match, close: stop };
+  return {
+    match,
+    warm() {
+      if (!closed) held ??= takeWorker();
+    },
+    async close() {
+      closed = true;
+      cancel?.();
+      const current = held;
+      held = undefined;
+      if (!current) return;
+      if (idle.length < MAX_IDLE) idle.push(current);
+      else await current.worker.terminate();
+    },
+  };
 }
