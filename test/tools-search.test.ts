@@ -171,6 +171,28 @@ describe("grep", () => {
     }
   });
 
+  test("an answer that waits while this thread is busy past the deadline is no timeout", async () => {
+    const matcher = createLineMatcher("(a+)+$", "", { timeoutMs: 100 });
+    try {
+      await matcher.match(["b"], 10);
+      for (let round = 0; round < 5; round++) {
+        // A few milliseconds of matching: the answer comes while this thread is busy for 300 ms in
+        // the check phase, and the deadline's timer, due by then, runs before the answer is read.
+        const pending = matcher.match([`${"a".repeat(16)}!`], 10);
+        await new Promise<void>((resolve) =>
+          setImmediate(() => {
+            const until = Date.now() + 300;
+            while (Date.now() < until) {}
+            resolve();
+          }),
+        );
+        await expect(pending).resolves.toEqual([[]]);
+      }
+    } finally {
+      await matcher.close();
+    }
+  });
+
   test("an idle worker never holds the process: a script that greps ends by itself", async () => {
     const root = await makeWorkspace({ "a.txt": "hit\n" });
     const tools = new URL("../src/tools/index.ts", import.meta.url).href;

@@ -37,8 +37,8 @@ export interface LineMatcher {
   close(): Promise<void>;
 }
 
-// progress[0]: the index of the file being matched, progress[1]: when its matching began, in ms
-// after the batch was sent (Date.now() is the same clock in both threads).
+// progress[0]: the index of the file being matched (-1 once the batch is done), progress[1]: when
+// its matching began, in ms after the batch was sent (Date.now() is the same clock in both threads).
 // getBuiltinModule rather than require: the worker inherits the process's flags, and under
 // `--input-type=module` the code it evaluates is a module, where there is no require.
 const WORKER_SOURCE = `
@@ -58,6 +58,7 @@ parentPort.on("message", ({ source, flags, texts, limit, sentAt }) => {
     left -= hits.length;
     out.push(hits);
   }
+  Atomics.store(progress, 0, -1);
   parentPort.postMessage(out);
 });
 `;
@@ -89,8 +90,8 @@ function takeWorker(): MatchWorker {
 }
 
 /**
- * Starts a worker for the next matcher now, when none is idle: the run calls it while the model
- * thinks (src/run/prestart.ts), so that its first grep does not wait for one.
+ * Starts a worker for the next matcher now, when none is idle: the run calls it when the model
+ * starts streaming a grep call (src/run/execute-run.ts), so that the grep does not wait for one.
  */
 export function warmLineMatcher(): void {
   if (idle.length === 0) idle.push(takeWorker());
@@ -150,7 +151,9 @@ export function createLineMatcher(
           () => {
             const now = Atomics.load(progress, 0);
             const began = sentAt + Atomics.load(progress, 1);
-            if (now === file && began === startedAt) finish({ timeout: file });
+            // -1: the batch is done and its answer on the way (this thread was busy meanwhile).
+            if (now < 0) watch(now, Date.now());
+            else if (now === file && began === startedAt) finish({ timeout: file });
             else watch(now, began);
           },
           Math.max(0, startedAt + timeoutMs - Date.now()),
