@@ -121,8 +121,10 @@ describe.skipIf(NO_SANDBOX)("one sandbox session per run for bash", () => {
     const escaped = marker();
     await call(`nohup sleep ${grouped} >/dev/null 2>&1 & echo started`);
     await waitFor(() => processesWith(`sleep ${grouped}`).length === 0);
-    // Nothing of the model's lives in the session now (RunSandbox.quiet asks it).
-    expect(await sandbox.quiet?.()).toBe(true);
+    // Nothing of the model's lives in the session now (RunSandbox.quiet asks it), once the killed
+    // sleep has finished exiting: its command line empties before it leaves the process table,
+    // and until then the session rightly says no.
+    expect(await eventually(async () => (await sandbox.quiet?.()) === true)).toBe(true);
     await call(`setsid nohup sleep ${escaped} >/dev/null 2>&1 < /dev/null & sleep 0.2; echo started`);
     expect(processesWith(`sleep ${grouped}`)).toEqual([]);
     expect(processesWith(`sleep ${escaped}`).length).toBe(1);
@@ -183,6 +185,16 @@ describe.skipIf(NO_SANDBOX)("one sandbox session per run for bash", () => {
 /** The PIDs of the session (bwrap and the exec server) of the workspace `dir`. */
 function sessionPids(dir: string): number[] {
   return processesWith('"use strict"').filter((pid) => processesWith(dir).includes(pid));
+}
+
+/** Whether `check` comes true within `ms`, asked every 20 ms. */
+async function eventually(check: () => Promise<boolean>, ms = 5000): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
