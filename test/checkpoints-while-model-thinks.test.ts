@@ -8,7 +8,12 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { gitOrThrow } from "../src/output/git.ts";
-import { createCheckpoints, disposeSnapshot, snapshotWorkspace } from "../src/output/index.ts";
+import {
+  type CheckpointsOptions,
+  createCheckpoints,
+  disposeSnapshot,
+  snapshotWorkspace,
+} from "../src/output/index.ts";
 import { until } from "./helpers/patch-run.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 
@@ -84,12 +89,18 @@ test("dispose cancels a checkpoint still waiting for its delay", async () => {
   expect(checkpoints.latest()?.turn).toBe(1);
 });
 
+/** Checkpoints over a fresh workspace whose a.txt a tool has just written, asking `quiet`. */
+async function afterAWrite(quiet?: CheckpointsOptions["quiet"]) {
+  const { dir, snapshot } = await workspace();
+  const checkpoints = createCheckpoints(snapshot, quiet ? { quiet } : {});
+  cleanups.push(() => checkpoints.dispose());
+  await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+  return { snapshot, checkpoints };
+}
+
 describe("settle: the tree the end of a run can take without reading the workspace again", () => {
   test("an update begun quiet, with no hold since: its tree; after a hold, none", async () => {
-    const { dir, snapshot } = await workspace();
-    const checkpoints = createCheckpoints(snapshot, { quiet: async () => true });
-    cleanups.push(() => checkpoints.dispose());
-    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    const { snapshot, checkpoints } = await afterAWrite(async () => true);
     checkpoints.take(1);
     const tree = await checkpoints.settle();
     expect(tree).toBeDefined();
@@ -105,10 +116,7 @@ describe("settle: the tree the end of a run can take without reading the workspa
   });
 
   test("none when the update began with a process of the model's possibly alive", async () => {
-    const { dir, snapshot } = await workspace();
-    const checkpoints = createCheckpoints(snapshot, { quiet: async () => false });
-    cleanups.push(() => checkpoints.dispose());
-    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    const { snapshot, checkpoints } = await afterAWrite(async () => false);
     checkpoints.take(1);
     expect(await checkpoints.settle()).toBeUndefined();
     // Nor without anyone to ask.
@@ -119,13 +127,8 @@ describe("settle: the tree the end of a run can take without reading the workspa
   });
 
   test("none when the last update began with a process possibly alive, though the one before began quiet", async () => {
-    const { dir, snapshot } = await workspace();
     const answers: Array<(quiet: boolean) => void> = [];
-    const checkpoints = createCheckpoints(snapshot, {
-      quiet: () => new Promise((resolve) => answers.push(resolve)),
-    });
-    cleanups.push(() => checkpoints.dispose());
-    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    const { checkpoints } = await afterAWrite(() => new Promise((resolve) => answers.push(resolve)));
     checkpoints.take(1, { now: true });
     checkpoints.take(2, { now: true });
     await until(() => answers.length === 2, 5_000);
@@ -136,16 +139,13 @@ describe("settle: the tree the end of a run can take without reading the workspa
   });
 
   test("none when a tool held the checkpoints while the update was in flight", async () => {
-    const { dir, snapshot } = await workspace();
     let answer: (quiet: boolean) => void = () => {};
-    const checkpoints = createCheckpoints(snapshot, {
-      quiet: () =>
+    const { checkpoints } = await afterAWrite(
+      () =>
         new Promise((resolve) => {
           answer = resolve;
         }),
-    });
-    cleanups.push(() => checkpoints.dispose());
-    await writeFile(path.join(dir, "a.txt"), "turn 1\n");
+    );
     checkpoints.take(1);
     const held = checkpoints.hold();
     answer(true);

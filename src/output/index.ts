@@ -1,7 +1,12 @@
 /** The run's outputs (DESIGN §5): workspace snapshot and patch, usage.json, summary.md, events.jsonl, redaction. */
 export { applyPatch, checkPatch, type PatchState, unapplyFromSnapshot } from "./apply-patch.ts";
 export { removeStaleTempFiles, writeFileAtomic } from "./atomic-write.ts";
-export { type Checkpoint, type Checkpoints, createCheckpoints } from "./checkpoints.ts";
+export {
+  type Checkpoint,
+  type Checkpoints,
+  type CheckpointsOptions,
+  createCheckpoints,
+} from "./checkpoints.ts";
 export {
   type ComputedPatch,
   computePatch,
