@@ -147,6 +147,30 @@ describe.each(modes)("the run's processes are capped by a pids cgroup ($name)", 
   );
 });
 
+test.skipIf(NO_CGROUP)(
+  "unsandboxed, the command server starts in the run's group, so a command it forks is there without a move of its own",
+  async () => {
+    const dir = await workspace();
+    // The first command is started by the runner while the server starts (it moves itself in);
+    // by the second, the server has long been up.
+    const probe =
+      "tr '\\0' ' ' < /proc/$$/cmdline; echo; echo parent; tr '\\0' ' ' < /proc/$PPID/cmdline; echo; cat /proc/$PPID/cgroup";
+    const run = await runScriptedCli(dir, TASK("off"), [
+      { tool_calls: [bash("sleep 0.5; echo first")] },
+      { tool_calls: [bash(probe)] },
+      done,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, second] = toolEnds(run.events);
+    expect(resultText(first!)).toContain("first");
+    const [argv, parent] = resultText(second!).split("\nparent\n");
+    expect(argv).not.toContain("cgroup.procs");
+    expect(parent).toMatch(/ -e "use strict"/);
+    expect(parent).toMatch(/agent-run-\d+-/);
+  },
+  60_000,
+);
+
 describe("where no pids cgroup can be made", () => {
   const noCgroup = async () => ({ reason: "test: no cgroup" });
 

@@ -60,7 +60,7 @@ async function unsandboxedRun() {
 
 describe("unsandboxed bash commands started by the command server", () => {
   test("the first command does not wait for the server; later ones are its children, the server the runner's", async () => {
-    const { starter, serverLive, warnings } = await unsandboxedRun();
+    const { starter, serverLive, warnings, dir } = await unsandboxedRun();
     // The server starts with the first command, which the runner starts meanwhile.
     expect(await starter()).toBe(process.pid);
     const server = await serverLive();
@@ -69,14 +69,38 @@ describe("unsandboxed bash commands started by the command server", () => {
     expect(readFileSync(`/proc/${server}/stat`, "utf8").split(") ")[1]?.split(" ")[1]).toBe(
       String(process.pid),
     );
-    // Its own environment holds nothing of the runner's but PATH and the owner marker.
-    const names = readFileSync(`/proc/${server}/environ`, "utf8")
-      .split("\0")
-      .filter(Boolean)
-      .map((entry) => entry.slice(0, entry.indexOf("=")))
-      .sort();
-    expect(names).toEqual([OWNER_MARKER_VAR, "PATH"].sort());
+    // Its own environment holds nothing of the runner's but PATH and the owner marker (and, where
+    // it was started through the process cap's shell, the PWD that shell exports: its folder).
+    const entries = readFileSync(`/proc/${server}/environ`, "utf8").split("\0").filter(Boolean);
+    const names = entries.map((entry) => entry.slice(0, entry.indexOf("="))).sort();
+    expect(names.filter((name) => name !== "PWD")).toEqual([OWNER_MARKER_VAR, "PATH"].sort());
+    const pwd = entries.find((entry) => entry.startsWith("PWD="));
+    if (pwd !== undefined) expect(pwd).toBe(`PWD=${dir}`);
     expect(warnings).toEqual([]);
+  });
+
+  test("under the run's pids cgroup the server is in it, and what it starts runs as it is, with no move of its own", async (ctx) => {
+    const { call, serverLive, sandbox } = await unsandboxedRun();
+    if (!/a pids cgroup/.test(sandbox.capNote ?? "")) {
+      // .ci/run sets this where it runs as root: there the cgroup must be made, not skipped.
+      if (process.env.AGENT_RUN_REQUIRE_CGROUP === "1") throw new Error(`no pids cgroup: ${sandbox.capNote}`);
+      ctx.skip();
+    }
+    await serverLive();
+    const group = `agent-run-${process.pid}-`;
+    const out = (
+      await call(
+        "tr '\\0' ' ' < /proc/$$/cmdline; echo; echo parent; cat /proc/$PPID/cgroup; echo self; cat /proc/self/cgroup",
+      )
+    ).text;
+    const [argv, rest] = out.split("\nparent\n");
+    const [parent, self] = (rest ?? "").split("\nself\n");
+    // The server joined the group when it started, so its fork put the command there at once: a
+    // move of the command's own (a write to cgroup.procs, an RCU grace period) is not in its script.
+    expect(argv).toContain("bash -c tr ");
+    expect(argv).not.toContain("cgroup.procs");
+    expect(parent).toContain(group);
+    expect(self).toContain(group);
   });
 
   test("a command's environment is the one runProcess gives, owner marker included", async () => {

@@ -340,6 +340,7 @@ function unsandboxed(
           ...ownerMarkerEnv(),
         },
         fallback: runProcess,
+        ...(launcher && { launcher }),
         ...(input.toolOutputDir !== undefined && { toolOutputDir: input.toolOutputDir }),
         onDown: (reason) =>
           input.onWarning?.(
@@ -361,10 +362,11 @@ function unsandboxed(
   // The bash tool runs `bash -c <command>`, hooks `bash --norc --noprofile -c <command>`: that
   // bash puts itself under the cap first, on the script's first line (so line numbers stay), and
   // nothing of the command runs before. (A move into a cgroup costs a few milliseconds; the
-  // launcher's two extra execs would double that.)
+  // launcher's two extra execs would double that.) The server is under the cap already, so what
+  // it starts runs the command as it is; the line is for a command the runner starts itself.
   const bashPrepare: SandboxedBashPrepare = (execution) => {
     const command = (prefix ?? "") + execution.command;
-    server?.remember(command, { cwd: execution.cwd, env: execution.env });
+    server?.remember(command, { script: execution.command, cwd: execution.cwd, env: execution.env });
     return { ...execution, command };
   };
   if (server) bashPrepare.run = server.run;

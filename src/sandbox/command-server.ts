@@ -17,6 +17,13 @@
  * watches each group, as for `runProcess`, so a runner killed with its server leaves none behind.
  * When the server cannot start or dies, commands run through `fallback` (`runProcess`), as
  * before; it never changes whether a command is sandboxed.
+ *
+ * With the run's process cap (`launcher`), the server itself is started under it, so what it
+ * forks is under the cap from its first instruction and need not move itself there: a move into a
+ * cgroup waits for an RCU grace period (~15 ms a command on this project's machine, cgroup v1),
+ * where a fork inherits the group for nothing. The server's own threads (7) count against the cap,
+ * as the sandbox session's do. A server that cannot join the cap does not start (the launcher
+ * exits 126), so no command ever runs outside it.
  */
 import type { runProcess } from "../system/process.ts";
 import { ownerMarkerEnv, watchGroup } from "../system/reaper.ts";
@@ -31,11 +38,16 @@ export type CommandServerOptions = Pick<
 > & {
   /** The folder the server runs in (the workspace). */
   workspace: string;
+  /** The run's process-cap launcher (process-cap.ts) the server is started through. Default: none. */
+  launcher?: readonly string[];
 };
 
 export interface CommandServer {
-  /** Has the server run `script` (`bash -c script`) in `cwd` with `env`, when `run` is given it. */
-  remember(script: string, command: { cwd: string; env: Record<string, string> }): void;
+  /**
+   * Has the server run `command.script` (default: `script`) in `cwd` with `env`, when `run` is
+   * given `bash -c script`: the script without the cap's line for a server under the cap.
+   */
+  remember(script: string, command: { script?: string; cwd: string; env: Record<string, string> }): void;
   /** `runProcess` through the server (see session-commands.ts). */
   run: typeof runProcess;
   /** Starts the server now, in the background, instead of on first use. */
@@ -45,7 +57,10 @@ export interface CommandServer {
 }
 
 export function createCommandServer(options: CommandServerOptions): CommandServer {
-  const channel = createSessionChannel({ ...options, place: { unsandboxed: options.workspace } });
+  const channel = createSessionChannel({
+    ...options,
+    place: { unsandboxed: options.workspace, ...(options.launcher && { launcher: options.launcher }) },
+  });
   const commands = createSessionCommands(channel, {
     fallback: options.fallback,
     toolOutputDir: options.toolOutputDir,
@@ -56,7 +71,11 @@ export function createCommandServer(options: CommandServerOptions): CommandServe
   let disposed = false;
   return {
     remember(script, command) {
-      commands.remember(script, { script, cwd: command.cwd, env: { ...command.env, ...ownerMarkerEnv() } });
+      commands.remember(script, {
+        script: command.script ?? script,
+        cwd: command.cwd,
+        env: { ...command.env, ...ownerMarkerEnv() },
+      });
     },
     run: commands.run,
     prestart() {

@@ -19,6 +19,7 @@ import { signalGroup } from "../system/process.ts";
 import { bubblewrapCommand, type SandboxPolicy, visibleInSandbox } from "./bubblewrap.ts";
 import { EXEC_SERVER_SOURCE, MAX_FRAME_DATA_BYTES } from "./exec-server.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
+import { launch } from "./process-cap.ts";
 
 /** Milliseconds the session may take to say it is ready: 10000. */
 export const SESSION_START_TIMEOUT_MS = 10_000;
@@ -46,9 +47,12 @@ export interface Pending {
 
 /**
  * Where the server runs: in a bwrap of the run's policy (without the environment), or, for a run
- * without a sandbox, as a plain child process in the `unsandboxed` folder.
+ * without a sandbox, as a plain child process in the `unsandboxed` folder, started through
+ * `launcher` when there is one (the run's process cap: process-cap.ts).
  */
-export type ServerPlace = { policy: Omit<SandboxPolicy, "env"> } | { unsandboxed: string };
+export type ServerPlace =
+  | { policy: Omit<SandboxPolicy, "env"> }
+  | { unsandboxed: string; launcher?: readonly string[] };
 
 export interface ChannelOptions {
   place: ServerPlace;
@@ -249,7 +253,7 @@ function serverCommand(
 ): { file: string; args: string[]; cwd: string } {
   const nodePath = options.nodePath ?? process.execPath;
   if (!("policy" in place))
-    return { file: nodePath, args: ["-e", EXEC_SERVER_SOURCE], cwd: place.unsandboxed };
+    return { ...launch(place.launcher, nodePath, ["-e", EXEC_SERVER_SOURCE]), cwd: place.unsandboxed };
   const policy: SandboxPolicy = {
     ...place.policy,
     // The server's Node binary, when it lies under a folder the sandbox hides (nvm under $HOME).
