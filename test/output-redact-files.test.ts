@@ -7,7 +7,7 @@ import { link, lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFi
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
-import { redactFilesIn } from "../src/output/redact-files.ts";
+import { lookForSecrets, redactFilesIn } from "../src/output/redact-files.ts";
 import { tempDir } from "./output-helpers.ts";
 
 const SECRET = "planted-secret-value-0123";
@@ -41,6 +41,51 @@ describe("redactFilesIn", () => {
     expect(await readFile(outside, "utf8")).toBe(`host file with ${SECRET}\n`);
     expect(await readlink(path.join(dir, "symlink.log"))).toBe(outside);
     expect((await lstat(path.join(dir, "hardlink.log"))).nlink).toBe(2);
+  });
+
+  test("read in pieces cut at line feeds: a secret anywhere is found, and the rest comes out byte for byte", async () => {
+    const dir = path.join(tempDir(), "tool-output");
+    await mkdir(dir);
+    // A token nobody told the runner of, in base64 on a line of its own: found only through the
+    // look for base64 runs, which is asked of each piece's bytes.
+    const token = `ghp_${"A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}`;
+    const encoded = Buffer.from(`token: ${token}`).toString("base64");
+    // Text no step redacts, with two-byte characters, so that pieces are cut next to them.
+    const filler = (lines: number) => "héllo wörld, a line of output\n".repeat(lines);
+    const plantings: Record<string, string> = {
+      // In the first piece: a known secret in base64 wrapped at 76 characters across lines.
+      wrapped: `${Buffer.from(`say ${SECRET} ok ${"x".repeat(60)}`)
+        .toString("base64")
+        .replace(/.{76}/g, "$&\n")}\n${filler(40_000)}`,
+      // In a line longer than a piece (64 KiB), past its first piece.
+      longLine: `${filler(10)}${"y".repeat(200_000)} ${SECRET} ${"y".repeat(10)}\n${filler(10)}`,
+      // Where the 1 MiB reads meet: the secret's bytes split between two reads.
+      readBoundary: `${"z".repeat(1024 * 1024 - 10)}${SECRET}\n${filler(100)}`,
+      base64Token: `${filler(30_000)}${encoded}\n${filler(10)}`,
+      // After the last line feed, with nothing after it.
+      lastLine: `${filler(30_000)}end ${SECRET}`,
+    };
+    for (const [name, content] of Object.entries(plantings)) {
+      const file = path.join(dir, `${name}.log`);
+      await writeFile(file, content);
+      expect(await lookForSecrets(file, redactor), name).toBeUndefined();
+    }
+    const clean = path.join(dir, "clean.log");
+    await writeFile(clean, `${filler(40_000)}${"q".repeat(150_000)}\n${filler(5)}tail`);
+    expect(await lookForSecrets(clean, redactor)).toBeDefined();
+
+    expect((await redactFilesIn(dir, redactor)).sort()).toEqual(
+      Object.keys(plantings)
+        .map((name) => `${name}.log`)
+        .sort(),
+    );
+    for (const [name, content] of Object.entries(plantings)) {
+      const redacted = await readFile(path.join(dir, `${name}.log`), "utf8");
+      // Nothing here crosses a piece's cut, so the pieces' redaction is the whole text's.
+      expect(redacted === redactor.redact(content), name).toBe(true);
+      expect(redacted, name).not.toContain(SECRET);
+      expect(redacted, name).not.toContain(encoded);
+    }
   });
 
   test("a folder that does not exist is nothing to do", async () => {

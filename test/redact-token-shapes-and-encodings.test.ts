@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
-import { hasWrappedBase64Line } from "../src/output/token-shapes.ts";
+import { hasBase64RunIn, hasWrappedBase64Line } from "../src/output/token-shapes.ts";
 
 // Built at run time so no token-shaped literal sits in the repository.
 const body36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
@@ -161,6 +161,61 @@ describe("the look for a line of wrapped base64", () => {
       }
       const text = lines.join(random() < 0.5 ? "\n" : "\r\n");
       expect(hasWrappedBase64Line(text), JSON.stringify(text)).toBe(byDefinition(text));
+    }
+  });
+});
+
+describe("the look for a run of base64 in bytes", () => {
+  // The definition: a run of 27 or more base64 or base64url characters in the bytes' text.
+  const byDefinition = (bytes: Uint8Array) => /[A-Za-z0-9+/_-]{27}/.test(Buffer.from(bytes).toString("utf8"));
+  const check = (bytes: Uint8Array) =>
+    expect(hasBase64RunIn(bytes), JSON.stringify(Buffer.from(bytes).toString("latin1"))).toBe(
+      byDefinition(bytes),
+    );
+
+  test("answers as the definition on chosen edges", () => {
+    const run = (n: number) => "Ab0+/-_".repeat(10).slice(0, n);
+    for (const text of [
+      "",
+      run(26),
+      run(27),
+      run(28),
+      `x${run(27)}`,
+      `${run(27)}x`,
+      `${run(26)} ${run(26)}`,
+      `${run(13)}\n${run(14)}`,
+      `${run(20)}é${run(20)}`,
+      `é${run(27)}`,
+      `${"1234567\n".repeat(50)}${run(27)}`,
+      `${"1234567\n".repeat(50)}`,
+      `${run(26)}=`,
+    ]) {
+      check(Buffer.from(text, "utf8"));
+    }
+    // Bytes that are not UTF-8 decode to U+FFFD, which is no base64 either.
+    check(Buffer.concat([Buffer.from(run(14)), Buffer.from([0xc3]), Buffer.from(run(14))]));
+    check(Buffer.concat([Buffer.from(run(27)), Buffer.from([0xff])]));
+  });
+
+  test("answers as the definition on random bytes", () => {
+    // A fixed-seed generator (mulberry32), so a failure can be replayed.
+    let seed = 0xba5e;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const breaks = [10, 32, 61, 46, 0xc3, 0xa9, 0xff, 0x80];
+    for (let n = 0; n < 5000; n++) {
+      const bytes: number[] = [];
+      // Runs of lengths near 27 between single breaks, where the answer turns.
+      for (let parts = Math.floor(random() * 6); parts >= 0; parts--) {
+        const length = random() < 0.7 ? 24 + Math.floor(random() * 6) : Math.floor(random() * 60);
+        for (let i = 0; i < length; i++) bytes.push("aZ9+/-_"[Math.floor(random() * 7)]!.charCodeAt(0));
+        bytes.push(breaks[Math.floor(random() * breaks.length)]!);
+      }
+      check(Uint8Array.from(bytes));
     }
   });
 });

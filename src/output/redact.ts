@@ -17,9 +17,15 @@ export const REDACTED = "***";
 /** Values shorter than this are not treated as secrets (too likely to match ordinary text). */
 export const MIN_SECRET_LENGTH = 6;
 
+/** What a caller knows of a text it has redacted: lets `redact` skip a look. */
+export interface TextFacts {
+  /** False: the text holds no run of 27 or more base64 characters (token-shapes.ts hasBase64RunIn). */
+  base64Runs?: boolean;
+}
+
 export interface Redactor {
   /** `text` with every known secret replaced by `***`. */
-  redact(text: string): string;
+  redact(text: string, facts?: TextFacts): string;
   /** A copy of `value` with every string (keys included) redacted; non-plain objects are kept as they are. */
   redactDeep<T>(value: T): T;
   /** Adds a secret; values shorter than MIN_SECRET_LENGTH are ignored. */
@@ -85,19 +91,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return pattern;
   };
 
-  const redact = (text: string): string => {
+  const redact = (text: string, facts?: TextFacts): string => {
     if (typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
     const current = currentPattern();
-    // Looked for once, where the first step needs it; the token shapes reuse the answer.
-    let wrapped: boolean | undefined;
+    const runs = facts?.base64Runs;
+    // Looked for once, where the first step needs it; the token shapes reuse the answer. A line of
+    // wrapped base64 is a run of 64, so a text without a run of 27 has none.
+    let wrapped: boolean | undefined = runs === false ? false : undefined;
     let out = text;
     if (current && probe) {
       const holds = probe;
-      wrapped = hasWrappedBase64Line(text);
+      wrapped ??= hasWrappedBase64Line(text);
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
       out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped).replace(current, REDACTED);
     }
-    return redactTokenShapes(out, wrapped);
+    return redactTokenShapes(out, wrapped, runs);
   };
 
   const redactLatin1 = (text: string): string => {
