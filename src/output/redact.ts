@@ -6,10 +6,12 @@
  * three offsets: see `base64Cores`, and across the line breaks of base64 wrapped at 76 or 64
  * characters), and each line of a multi-line secret on its own. All forms
  * are matched by one combined regular expression, longest first, so a long text is scanned once
- * whatever the number of secrets. Then tokens of a known shape (`ghp_…`, `sk-…`, `AKIA…`: see
- * token-shapes.ts) are replaced too, known or not.
+ * whatever the number of secrets; it runs only on a text a faster search (form-finder.ts) says
+ * holds one. Then tokens of a known shape (`ghp_…`, `sk-…`, `AKIA…`: see token-shapes.ts) are
+ * replaced too, known or not.
  */
 import { isSecretName } from "../system/env.ts";
+import { createFormFinder } from "./form-finder.ts";
 import { base64Cores, hasWrappedBase64Line, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
 
 /** What a secret is replaced with. */
@@ -75,12 +77,15 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   let probe: RegExp | undefined;
   // The forms that are not ASCII, as their UTF-8 bytes in latin1.
   let bytePattern: RegExp | undefined;
+  // Whether a text holds a form; undefined when the forms are too short for it to pay.
+  let holdsForm: ((text: string) => boolean) | undefined;
   const currentPattern = (): RegExp | undefined => {
     if (dirty) {
       const sorted = [...forms].sort((a, b) => b.length - a.length);
       const source = sorted.map(escapeRegExp).join("|");
       pattern = sorted.length > 0 ? new RegExp(source, "g") : undefined;
       probe = sorted.length > 0 ? new RegExp(source) : undefined;
+      holdsForm = createFormFinder(sorted);
       const bytes = sorted
         .filter((form) => Buffer.byteLength(form) !== form.length)
         .map((form) => Buffer.from(form).toString("latin1"));
@@ -103,7 +108,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       const holds = probe;
       wrapped ??= hasWrappedBase64Line(text);
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
-      out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped).replace(current, REDACTED);
+      out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped);
+      if (holdsForm === undefined || holdsForm(out)) out = out.replace(current, REDACTED);
     }
     return redactTokenShapes(out, wrapped, runs);
   };
