@@ -85,4 +85,16 @@ describe("the form finder", () => {
       }
     }
   });
+
+  test("a secret too short for the finder is still found beside a long one, in either's forms", () => {
+    const short = "hunt3r!";
+    const long = "k9Qz7LmP2xVb8NwR4tYc6HdJ";
+    const redactor = createRedactor({ extra: [short, long] });
+    const filler = "an ordinary line of build output, nothing to see\n".repeat(5_000);
+    for (const form of [short, encodeURIComponent(short), Buffer.from(short).toString("base64"), long]) {
+      const text = `${filler}${form}${filler}`;
+      expect(redactor.redact(text), form).toBe(`${filler}***${filler}`);
+    }
+    expect(redactor.redact(filler)).toBe(filler);
+  });
 });

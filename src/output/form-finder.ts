@@ -7,13 +7,18 @@
  * long as the shortest string and moves the window by as much as no string allows a match to be
  * missed: for strings of 30 characters, about one look per 25 characters of text.
  *
- * Only a prefilter: `undefined` when the shortest string is too short for the skips to pay
- * (MIN_LENGTH), and a "yes" is a real occurrence but the caller then redacts with its regular
- * expression as before, so what is replaced, and how overlapping secrets resolve, does not change.
+ * Only a prefilter: `undefined` when a string is too short for the skips to pay (MIN_LENGTH),
+ * and a "yes" is a real occurrence, but the caller then redacts with its regular expression as
+ * before, so what is replaced, and how overlapping secrets resolve, does not change.
  */
 
-/** Below this length the skips are too short to beat the regular expression (measured: 8 no, 12 yes). */
-export const MIN_LENGTH = 10;
+/**
+ * The shortest string the finder takes (redact.ts looks for shorter forms with a small regular
+ * expression of their own): the skips are up to one less than the shortest string, and at 10 the
+ * look through a 23 MB output under two short keys that share a prefix took 35 ms where the
+ * regular expression alone took 26; at 16, 32 ms, and random 32-character secrets gain as much.
+ */
+export const MIN_LENGTH = 16;
 
 /** Two characters to a slot of the shift table: 64 Ki slots, collisions only shorten shifts. */
 const MASK = 0xffff;

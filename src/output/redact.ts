@@ -11,7 +11,7 @@
  * replaced too, known or not.
  */
 import { isSecretName } from "../system/env.ts";
-import { createFormFinder } from "./form-finder.ts";
+import { createFormFinder, MIN_LENGTH as MIN_FINDER_LENGTH } from "./form-finder.ts";
 import { base64Cores, hasWrappedBase64Line, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
 
 /** What a secret is replaced with. */
@@ -85,7 +85,18 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       const source = sorted.map(escapeRegExp).join("|");
       pattern = sorted.length > 0 ? new RegExp(source, "g") : undefined;
       probe = sorted.length > 0 ? new RegExp(source) : undefined;
-      holdsForm = createFormFinder(sorted);
+      // The forms too short for the finder are looked for by a regular expression of their own,
+      // small as they are few (a short secret's raw and escaped forms; its base64 is longer).
+      const long = sorted.filter((form) => form.length >= MIN_FINDER_LENGTH);
+      const short = sorted.filter((form) => form.length < MIN_FINDER_LENGTH);
+      const finder = createFormFinder(long);
+      const shortProbe = short.length > 0 ? new RegExp(short.map(escapeRegExp).join("|")) : undefined;
+      holdsForm =
+        finder === undefined
+          ? undefined
+          : shortProbe === undefined
+            ? finder
+            : (text) => shortProbe.test(text) || finder(text);
       const bytes = sorted
         .filter((form) => Buffer.byteLength(form) !== form.length)
         .map((form) => Buffer.from(form).toString("latin1"));
