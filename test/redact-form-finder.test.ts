@@ -6,16 +6,7 @@
 import { describe, expect, test } from "vitest";
 import { createFormFinder, MIN_LENGTH } from "../src/output/form-finder.ts";
 import { createRedactor } from "../src/output/redact.ts";
-
-// A fixed-seed generator (mulberry32), so a failure can be replayed.
-function generator(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "./helpers/seeded-random.ts";
 
 const byDefinition = (strings: string[], text: string) => strings.some((s) => text.includes(s));
 
@@ -48,7 +39,7 @@ describe("the form finder", () => {
   });
 
   test("answers as the definition on random texts and strings", () => {
-    const random = generator(0xf1d);
+    const random = seededRandom(0xf1d);
     // A small alphabet, so strings share pairs of characters and texts hold near misses.
     const alphabet = "abcAB01-_\n\u00e9\ud83d\ude00";
     const word = (length: number) =>

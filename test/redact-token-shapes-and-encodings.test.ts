@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
 import { hasBase64RunIn, hasWrappedBase64Line } from "../src/output/token-shapes.ts";
+import { seededRandom } from "./helpers/seeded-random.ts";
 
 // Built at run time so no token-shaped literal sits in the repository.
 const body36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
@@ -139,14 +140,7 @@ describe("the look for a line of wrapped base64", () => {
   });
 
   test("answers as the definition on random texts", () => {
-    // A fixed-seed generator (mulberry32), so a failure can be replayed.
-    let seed = 0x5eed;
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const random = seededRandom(0x5eed);
     const rare = "Zz9+/\n\r-=_ ";
     for (let n = 0; n < 5000; n++) {
       const lines: string[] = [];
@@ -198,14 +192,7 @@ describe("the look for a run of base64 in bytes", () => {
   });
 
   test("answers as the definition on random bytes", () => {
-    // A fixed-seed generator (mulberry32), so a failure can be replayed.
-    let seed = 0xba5e;
-    const random = () => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const random = seededRandom(0xba5e);
     const breaks = [10, 32, 61, 46, 0xc3, 0xa9, 0xff, 0x80];
     for (let n = 0; n < 5000; n++) {
       const bytes: number[] = [];
