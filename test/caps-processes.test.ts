@@ -200,6 +200,38 @@ describe("where no pids cgroup can be made", () => {
     expect(cap.note).toContain("through RLIMIT_NPROC, which counts all of that user's processes");
   });
 
+  test.skipIf(!IS_ROOT)(
+    "run by a user other than root without a sandbox, the command server starts under RLIMIT_NPROC and its commands have it",
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-nobody-"));
+      dirs.push(dir);
+      await chmod(dir, 0o755);
+      const home = path.join(dir, "home");
+      const ws = path.join(dir, "ws");
+      spawnSync("mkdir", ["-p", home, ws]);
+      spawnSync("git", ["init", "-q", ws]);
+      spawnSync("chown", ["-R", "65534:65534", dir]);
+      await chown(dir, 65534, 65534);
+      // The first command is started by the runner while the server starts; the second by the server.
+      const probe = "ulimit -u; echo parent; tr '\\0' ' ' < /proc/$PPID/cmdline";
+      const run = await runScriptedCli(
+        ws,
+        TASK("off", "caps: { processes: 40 }\n"),
+        [{ tool_calls: [bash("sleep 0.5; ulimit -u")] }, { tool_calls: [bash(probe)] }, done],
+        { env: { HOME: home }, asUser: 65534 },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const [first, second] = toolEnds(run.events).map((end) => resultText(end));
+      const limit = Number(first!.trim().split("\n")[0]);
+      expect(limit).toBeGreaterThanOrEqual(40);
+      const [own, parent] = second!.split("\nparent\n");
+      expect(Number(own!.trim())).toBe(limit);
+      expect(parent).toMatch(/ -e "use strict"/);
+      expect(run.summary).toMatch(/through RLIMIT\\?_NPROC/);
+    },
+    60_000,
+  );
+
   test.skipIf(!IS_ROOT || NO_SANDBOX)(
     "run by a user other than root, the CLI caps the sandbox's processes through RLIMIT_NPROC",
     async () => {
