@@ -122,3 +122,42 @@ test.skipIf(typeof process.execve !== "function")(
     expect(await readFile(called, "utf8")).toBe("-c|exit 6|");
   },
 );
+
+// A run ended by a stop signal may get another while it ends (GitHub's SIGTERM after its SIGINT,
+// a second Ctrl-C). The runner's handlers catch it until the process is gone; a shell it had
+// become would die by it instead, and the run's 130 would read as a kill.
+test.for([130, 143])(
+  "ending with %i under a stream of further SIGTERMs, it still ends with that code",
+  async (exitCode) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "exit-now-test-"));
+    dirs.push(dir);
+    const script = path.join(dir, "entry.ts");
+    await writeFile(
+      script,
+      [
+        `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
+        `process.on("SIGTERM", () => {});`,
+        `process.on("SIGINT", () => {});`,
+        `process.stdout.write("ending\\n");`,
+        `await new Promise((resolve) => setTimeout(resolve, 50));`,
+        `await exitWhenFlushed(${exitCode});`,
+      ].join("\n"),
+    );
+    const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "ignore"] });
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    let gone = false;
+    void ended.then(() => {
+      gone = true;
+    });
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    while (!gone) {
+      try {
+        child.kill("SIGTERM");
+      } catch {}
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await ended).toEqual({ code: exitCode, signal: null });
+  },
+);

@@ -24,9 +24,17 @@ import { executablePath } from "./which.ts";
 /** How long a stream that does not drain (a reader that stopped reading) may hold the exit: 2 s. */
 export const DRAIN_TIMEOUT_MS = 2000;
 
+/**
+ * Codes above this say a signal ended the work (128 + its number: 130 SIGINT, 143 SIGTERM). Such a
+ * process may get another while it ends (GitHub sends SIGTERM 7.5 s after SIGINT; a second
+ * Ctrl-C): the entries' handlers catch it until the process is gone, but the shell it would become
+ * dies by it, and a run's 130 reads as a kill. It ends with `process.exit` instead.
+ */
+const SIGNAL_CODES_ABOVE = 128;
+
 export async function exitWhenFlushed(code: number): Promise<never> {
   await Promise.all([drained(process.stdout), drained(process.stderr)]);
-  endAs(code);
+  if (!(code > SIGNAL_CODES_ABOVE)) endAs(code);
   process.exit(code);
 }
 
