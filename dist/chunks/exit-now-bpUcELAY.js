@@ -1,0 +1,1 @@
+export{n as exitWhenFlushed}from"./exit-now-2MPwyUnW.js";
