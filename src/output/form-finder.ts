@@ -2,7 +2,7 @@
  * Whether a text holds any of a set of strings (a secret's forms, redact.ts): the multi-string
  * search of Wu and Manber. V8's regular expressions try an alternation of literals at every place
  * of a text, alternative by alternative past a quick look at the first characters: with random
- * secrets (API keys share no prefix) that was 3-10 ms a megabyte for three secrets and ~11 for
+ * secrets (API keys share no prefix) that was ~3 ms a megabyte for three secrets and ~11 for
  * twenty, the larger part of every redaction. This looks at the last two characters of a window as
  * long as the shortest string and moves the window by as much as no string allows a match to be
  * missed: for strings of 30 characters, about one look per 25 characters of text.
