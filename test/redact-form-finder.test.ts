@@ -17,6 +17,13 @@ describe("the form finder", () => {
     expect(createFormFinder(["a".repeat(MIN_LENGTH)])).toBeDefined();
   });
 
+  test("takes the forms of thousands of masked values (more than a call's arguments can hold)", () => {
+    const strings = Array.from({ length: 200_000 }, (_, i) => `masked-value-${String(i).padStart(8, "0")}`);
+    const find = createFormFinder(strings)!;
+    expect(find("x masked-value-00123456 y")).toBe(true);
+    expect(find("x masked-value-0012345 y")).toBe(false);
+  });
+
   test("answers as the definition on chosen edges", () => {
     const strings = ["secret-value-0123", "c2VjcmV0LXZhbHVlLTAxMjM", "ab\u00e9\ud83d\ude00cdefghijklmnop"];
     const find = createFormFinder(strings)!;

@@ -27,7 +27,9 @@ const slot = (a: number, b: number) => ((a << 5) ^ b) & MASK;
 /** A finder over `strings` (each of at least MIN_LENGTH characters), or undefined when one is shorter. */
 export function createFormFinder(strings: readonly string[]): ((text: string) => boolean) | undefined {
   if (strings.length === 0) return undefined;
-  const window = Math.min(...strings.map((s) => s.length));
+  // A loop, not Math.min(...): the forms of thousands of masked values would pass its argument limit.
+  let window = Number.POSITIVE_INFINITY;
+  for (const s of strings) window = Math.min(window, s.length);
   if (window < MIN_LENGTH) return undefined;
   // shift[s]: how far the window may move when its last two characters fall in slot s, so that
   // no string whose first `window` characters hold that pair at some place is passed over.
