@@ -51,6 +51,20 @@ async function workspace(): Promise<string> {
   return dir;
 }
 
+/** A git workspace and a home owned by `nobody` (65534), in a folder others may enter. */
+async function nobodyWorkspace(): Promise<{ ws: string; home: string }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-nobody-"));
+  dirs.push(dir);
+  await chmod(dir, 0o755);
+  const home = path.join(dir, "home");
+  const ws = path.join(dir, "ws");
+  spawnSync("mkdir", ["-p", home, ws]);
+  spawnSync("git", ["init", "-q", ws]);
+  spawnSync("chown", ["-R", "65534:65534", dir]);
+  await chown(dir, 65534, 65534);
+  return { ws, home };
+}
+
 /** The run's cgroups (`agent-run-<cli pid>-*`) under the v1 pids or the v2 hierarchy. */
 async function runCgroups(pid: number): Promise<string[]> {
   const out: string[] = [];
@@ -203,15 +217,7 @@ describe("where no pids cgroup can be made", () => {
   test.skipIf(!IS_ROOT)(
     "run by a user other than root without a sandbox, the command server starts under RLIMIT_NPROC and its commands have it",
     async () => {
-      const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-nobody-"));
-      dirs.push(dir);
-      await chmod(dir, 0o755);
-      const home = path.join(dir, "home");
-      const ws = path.join(dir, "ws");
-      spawnSync("mkdir", ["-p", home, ws]);
-      spawnSync("git", ["init", "-q", ws]);
-      spawnSync("chown", ["-R", "65534:65534", dir]);
-      await chown(dir, 65534, 65534);
+      const { ws, home } = await nobodyWorkspace();
       // The first command is started by the runner while the server starts; the second by the server.
       const probe = "ulimit -u; echo parent; tr '\\0' ' ' < /proc/$PPID/cmdline";
       const run = await runScriptedCli(
@@ -236,15 +242,7 @@ describe("where no pids cgroup can be made", () => {
     "run by a user other than root, the CLI caps the sandbox's processes through RLIMIT_NPROC",
     async () => {
       // `nobody` cannot make a cgroup under root's: the fallback, for real, through bubblewrap's user namespace.
-      const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-nobody-"));
-      dirs.push(dir);
-      await chmod(dir, 0o755);
-      const home = path.join(dir, "home");
-      const ws = path.join(dir, "ws");
-      spawnSync("mkdir", ["-p", home, ws]);
-      spawnSync("git", ["init", "-q", ws]);
-      spawnSync("chown", ["-R", "65534:65534", dir]);
-      await chown(dir, 65534, 65534);
+      const { ws, home } = await nobodyWorkspace();
       const run = await runScriptedCli(
         ws,
         TASK("required", "caps: { processes: 40 }\n"),

@@ -17,23 +17,32 @@ afterAll(async () => {
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-test("ends with its code despite a live timer, after 4 MB of output a slow reader takes", {
-  timeout: 30_000,
-}, async () => {
+const IMPORT = `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`;
+
+/**
+ * Writes `lines` (or what `lines` makes of the folder), after an import of exitWhenFlushed, as an
+ * entry script in a fresh folder.
+ */
+async function entryScript(
+  lines: string[] | ((dir: string) => string[]),
+): Promise<{ dir: string; script: string }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "exit-now-test-"));
   dirs.push(dir);
   const script = path.join(dir, "entry.ts");
-  await writeFile(
-    script,
-    [
-      `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
-      "setInterval(() => {}, 1000);",
-      `const line = "x".repeat(1023) + "\\n";`,
-      "for (let i = 0; i < 4096; i++) process.stdout.write(line);",
-      `process.stderr.write("last words\\n");`,
-      "await exitWhenFlushed(3);",
-    ].join("\n"),
-  );
+  await writeFile(script, [IMPORT, ...(typeof lines === "function" ? lines(dir) : lines)].join("\n"));
+  return { dir, script };
+}
+
+test("ends with its code despite a live timer, after 4 MB of output a slow reader takes", {
+  timeout: 30_000,
+}, async () => {
+  const { script } = await entryScript([
+    "setInterval(() => {}, 1000);",
+    `const line = "x".repeat(1023) + "\\n";`,
+    "for (let i = 0; i < 4096; i++) process.stdout.write(line);",
+    `process.stderr.write("last words\\n");`,
+    "await exitWhenFlushed(3);",
+  ]);
   const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -58,20 +67,13 @@ async function endOf(
   lines: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ code: number | null; heard: string; stderr: string }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "exit-now-test-"));
-  dirs.push(dir);
-  const script = path.join(dir, "entry.ts");
+  const { dir, script } = await entryScript((folder) => [
+    `import { appendFileSync } from "node:fs";`,
+    "setInterval(() => {}, 1000);",
+    `process.on("exit", (code) => appendFileSync(${JSON.stringify(path.join(folder, "heard.txt"))}, \`\${code} \${process.exitCode}\\n\`));`,
+    ...lines,
+  ]);
   const heard = path.join(dir, "heard.txt");
-  await writeFile(
-    script,
-    [
-      `import { appendFileSync } from "node:fs";`,
-      `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
-      "setInterval(() => {}, 1000);",
-      `process.on("exit", (code) => appendFileSync(${JSON.stringify(heard)}, \`\${code} \${process.exitCode}\\n\`));`,
-      ...lines,
-    ].join("\n"),
-  );
   const child = spawn(process.execPath, [script], { stdio: ["ignore", "ignore", "pipe"], env });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
@@ -129,20 +131,13 @@ test.skipIf(typeof process.execve !== "function")(
 test.for([130, 143])(
   "ending with %i under a stream of further SIGTERMs, it still ends with that code",
   async (exitCode) => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "exit-now-test-"));
-    dirs.push(dir);
-    const script = path.join(dir, "entry.ts");
-    await writeFile(
-      script,
-      [
-        `import { exitWhenFlushed } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
-        `process.on("SIGTERM", () => {});`,
-        `process.on("SIGINT", () => {});`,
-        `process.stdout.write("ending\\n");`,
-        `await new Promise((resolve) => setTimeout(resolve, 50));`,
-        `await exitWhenFlushed(${exitCode});`,
-      ].join("\n"),
-    );
+    const { script } = await entryScript([
+      `process.on("SIGTERM", () => {});`,
+      `process.on("SIGINT", () => {});`,
+      `process.stdout.write("ending\\n");`,
+      `await new Promise((resolve) => setTimeout(resolve, 50));`,
+      `await exitWhenFlushed(${exitCode});`,
+    ]);
     const child = spawn(process.execPath, [script], { stdio: ["ignore", "pipe", "ignore"] });
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child.on("exit", (code, signal) => resolve({ code, signal })),
