@@ -181,7 +181,7 @@ async function pass(
   // matters only where a line longer than MAX_LINE_BYTES is cut.
   const decoder = new TextDecoder("utf-8");
   // The start of a line longer than a piece, copied (the buffer is read into again) until it ends.
-  const long: Buffer[] = [];
+  const long: Uint8Array[] = [];
   let longBytes = 0;
   const flush = async (bytes: Uint8Array, last = false) => {
     const text = decoder.decode(bytes, { stream: !last });
@@ -190,7 +190,8 @@ async function pass(
     if (output) await output.write(out);
   };
   const flushLong = async (tail?: Uint8Array) => {
-    if (tail) long.push(Buffer.from(tail));
+    // The tail is copied by the concat, before the buffer is read into again.
+    if (tail) long.push(tail);
     const bytes = Buffer.concat(long);
     long.length = 0;
     longBytes = 0;
