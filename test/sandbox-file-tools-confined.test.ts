@@ -155,6 +155,28 @@ describe.skipIf(NO_SANDBOX)("sandboxed file handles read and write what is there
     expect(after.length).toBe(replacement.length + 6);
     expect(after.subarray(1, 7).toString()).toBe("middle");
   }, 60_000);
+
+  test("files read whole with open are closed by the server; closing them later touches no other file", async () => {
+    const { dir, operations } = await sandboxedFiles();
+    const block = 4 * 1024 * 1024;
+    const sizes = { "empty.txt": 0, "small.txt": 9, "block.bin": block, "past.bin": block + 1 };
+    for (const [name, size] of Object.entries(sizes)) {
+      await writeFile(path.join(dir, name), Buffer.alloc(size, name.charCodeAt(0)));
+    }
+    for (const [name, size] of Object.entries(sizes)) {
+      const reader = await operations.open(name, "read");
+      // Opened after the read handle's number was freed: the server may give it the same one.
+      const editor = await operations.open("small.txt", "edit");
+      const buffer = Buffer.alloc(size + 10);
+      expect(await reader.read(buffer, 0, buffer.length, 0)).toBe(size);
+      expect(buffer.subarray(0, size).equals(Buffer.alloc(size, name.charCodeAt(0)))).toBe(true);
+      await reader.close();
+      await editor.replace([`after ${name}`]);
+      await editor.close();
+      expect(await readFile(path.join(dir, "small.txt"), "utf8")).toBe(`after ${name}`);
+      await writeFile(path.join(dir, "small.txt"), Buffer.alloc(9, "s".charCodeAt(0)));
+    }
+  }, 60_000);
 });
 
 describe.skipIf(NO_SANDBOX)("sandboxed file tools see the sandbox's own /proc", () => {

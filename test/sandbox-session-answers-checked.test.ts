@@ -53,22 +53,26 @@ describe("file operations over a session check every answer", () => {
     await expect(operations.list(["."])).rejects.toThrow(/malformed answer/);
   });
 
-  test("a read that brings more bytes than were asked for is an error", async () => {
-    let calls = 0;
-    const operations = createSessionFileOperations(async (header) => {
-      calls++;
+  const BLOCK = 4 * 1024 * 1024;
+  /** A server whose `open` sends `first` bytes more than it was asked for, and whose reads `more` more. */
+  const overflowing = (first: number, more: number) =>
+    createSessionFileOperations(async (header) => {
+      const info = { path: "a", kind: "file", size: 2 * BLOCK, links: 1 };
       if (header.call === "open")
-        return {
-          result: { handle: 7, info: { path: "a", kind: "file", size: 4, links: 1 } },
-          data: Buffer.alloc(0),
-        };
-      if (header.call === "read") return { result: {}, data: Buffer.alloc(Number(header.length) + 1) };
+        return { result: { handle: 7, info }, data: Buffer.alloc(Number(header.first) + first) };
+      if (header.call === "read") return { result: {}, data: Buffer.alloc(Number(header.length) + more) };
       return { result: {}, data: Buffer.alloc(0) };
     }, "/ws");
-    const handle = await operations.open("a", "read");
-    const error = await handle.read(Buffer.alloc(4), 0, 4, 0).catch((e: unknown) => e);
+
+  test("an open that brings more of the file than was asked for is an error", async () => {
+    await expect(overflowing(1, 0).open("a", "read")).rejects.toThrow(/malformed answer/);
+  });
+
+  test("a read that brings more bytes than were asked for is an error", async () => {
+    const handle = await overflowing(0, 1).open("a", "read");
+    const into = Buffer.alloc(BLOCK + 4);
+    const error = await handle.read(into, 0, into.length, 0).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkspacePathError);
-    expect(calls).toBeGreaterThan(1);
   });
 
   test("file contents that claim more bytes than the payload holds are an error", async () => {

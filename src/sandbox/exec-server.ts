@@ -19,7 +19,9 @@
  *   model's does, and none can start but through a `start` (see sandbox/session.ts).
  * - `{op:"fs",id,root,call,…}`: one file operation below `root` (lookup, open, read, replace,
  *   close, write, list, readFiles; see session-files.ts), content as the payload either way
- *   (a handle's `replace` in pieces: `truncate` on the first, each at its `position`);
+ *   (a handle's `replace` in pieces: `truncate` on the first, each at its `position`; `open` with
+ *   `first` answers the file's first bytes too, and closes a handle for reading read whole then:
+ *   `closed`);
  *   replies `{id,event:"fs",ok:true,result}` or `{id,event:"fs",ok:false,code,message}`.
  * When a command's leader exits, the rest of its group gets the same treatment. When its stdin
  * ends, it SIGKILLs every group it started and exits; bubblewrap then tears the PID namespace down
@@ -204,7 +206,24 @@ export function execServer(deps: ExecServerDeps): void {
       case "open": {
         const opened = confined.open(m.path as string, m.mode as "read" | "edit", m.follow as boolean);
         handles.add(opened.fd);
-        return { result: { handle: opened.fd, info: opened.info } };
+        const first = typeof m.first === "number" ? Math.max(0, Math.min(MAX_READ, m.first)) : 0;
+        if (first === 0) return { result: { handle: opened.fd, info: opened.info } };
+        if (readBuffer.length < first) readBuffer = Buffer.allocUnsafe(first);
+        let n: number;
+        try {
+          n = confined.read(opened.fd, readBuffer, 0, first, 0);
+        } catch (error) {
+          handles.delete(opened.fd);
+          confined.close(opened.fd);
+          throw error;
+        }
+        // Read whole (a short first block): a handle for reading has nothing left to do.
+        const closed = m.mode === "read" && n < first;
+        if (closed) {
+          handles.delete(opened.fd);
+          confined.close(opened.fd);
+        }
+        return { result: { handle: opened.fd, info: opened.info, closed }, data: readBuffer.subarray(0, n) };
       }
       case "read": {
         // One buffer for every read: the reply is written out (synchronously) before the next one.

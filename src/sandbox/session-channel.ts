@@ -117,12 +117,22 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
     else child.stdout.unref();
   };
 
+  /** Whether the server's stdin is corked until the current tick ends. */
+  let corked = false;
   const write = (header: Record<string, unknown>, data?: Uint8Array) => {
     if (!child || state === "down") return;
-    // Corked: the parts of a large message go out in one writev.
-    child.stdin.cork();
+    // Corked until the tick ends: a large message's parts, and the requests sent together (an
+    // edit's lookup and open), go out in one writev and wake the server once.
+    if (!corked) {
+      corked = true;
+      const stdin = child.stdin;
+      stdin.cork();
+      process.nextTick(() => {
+        corked = false;
+        stdin.uncork();
+      });
+    }
     for (const part of encodeFrame(header, data)) child.stdin.write(part);
-    child.stdin.uncork();
   };
 
   const start = (writable: string | undefined): Promise<boolean> => {

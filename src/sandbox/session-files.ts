@@ -6,8 +6,15 @@
  * Throughput: content travels as raw frame payloads (frames.ts). A handle reads the file in
  * blocks of 4 MiB and asks for the next ones while the caller works on this one, so a 200 MB read
  * keeps the pipe busy instead of waiting a round trip per chunk; the payloads are copied into
- * buffers the handle reuses, so such a read allocates (and collects) next to nothing. Batches (`list`, `readFiles`) are split into requests of bounded
- * size, so a walk costs a few round trips per folder level.
+ * buffers the handle reuses, so such a read allocates (and collects) next to nothing. Batches
+ * (`list`, `readFiles`) are split into requests of bounded size, so a walk costs a few round trips
+ * per folder level.
+ *
+ * Latency: each request wakes the server and then the runner (~0.2-0.5 ms on a 2-core runner, more
+ * than the work itself), so a quick tool makes few: `open` brings the first block with it (a read
+ * of a file under 4 MiB is one request; the server closes such a handle itself), `replace` sends
+ * small content as one frame, and requests made in one tick go out in one write (the session's
+ * channel), as an edit's lookup and open do.
  *
  * The server's replies are data from inside the sandbox, which a sandboxed process could forge:
  * every reply is checked for shape and size before use; a bad one is an error.
@@ -52,10 +59,21 @@ export function createSessionFileOperations(request: SessionRequest, root: strin
       return pathInfo((await call(path, { call: "lookup", path })).result, path);
     },
     async open(path, mode, options = {}) {
-      const { result } = await call(path, { call: "open", path, mode, follow: options.follow ?? true });
-      const opened = result as { handle?: unknown; info?: unknown } | null;
-      if (typeof opened?.handle !== "number") throw broken(path);
-      return handleOf(call, opened.handle, pathInfo(opened.info, path), path);
+      // The first block comes with the answer: a file that fits in it is read in one round trip,
+      // and one opened for reading is then closed by the server at once.
+      const { result, data } = await call(path, {
+        call: "open",
+        path,
+        mode,
+        follow: options.follow ?? true,
+        first: READ_BLOCK,
+      });
+      const opened = result as { handle?: unknown; info?: unknown; closed?: unknown } | null;
+      if (typeof opened?.handle !== "number" || data.length > READ_BLOCK) throw broken(path);
+      return handleOf(call, opened.handle, pathInfo(opened.info, path), path, {
+        data,
+        closed: opened.closed === true,
+      });
     },
     async writeFile(path, parts, options = {}) {
       const data = Buffer.concat(
@@ -125,11 +143,11 @@ export function createSessionFileOperations(request: SessionRequest, root: strin
   };
 }
 
-/** One block of the file asked for, and the buffer its answer is copied into. */
+/** One block of the file asked for, and the buffer its answer is copied into (kept for reuse). */
 interface Block {
   index: number;
   data: Promise<Buffer>;
-  into: Buffer;
+  into?: Buffer;
 }
 
 type Call = (
@@ -139,17 +157,31 @@ type Call = (
   into?: (length: number) => Buffer | undefined,
 ) => Promise<{ result: unknown; data: Buffer }>;
 
-function handleOf(call: Call, handle: number, info: PathInfo, path: string): FileHandle {
+/**
+ * `first`: the file's first block, from `open`'s answer; `closed` when the server closed the handle
+ * then (the block was the whole file): nothing is asked of it again, since its number may already
+ * be another file's.
+ */
+function handleOf(
+  call: Call,
+  handle: number,
+  info: PathInfo,
+  path: string,
+  first: { data: Buffer; closed: boolean },
+): FileHandle {
   let closed = false;
+  const serverClosed = first.closed;
   /**
    * The file is read from the server in blocks of READ_BLOCK bytes, whatever sizes the caller
    * asks for; the blocks after the last one read are asked for ahead (READ_AHEAD), so a
    * sequential reader finds its next bytes on the way. Their payloads land in buffers kept for
    * reuse (`spare`): a long read allocates next to nothing.
    */
-  let blocks: Block[] = [];
+  let blocks: Block[] = [{ index: 0, data: Promise.resolve(first.data) }];
   const spare: Buffer[] = [];
   const fetch = (index: number): Block => {
+    // Past the whole file the server sent (it may have grown since): the end, as at a short block.
+    if (serverClosed) return { index, data: Promise.resolve(Buffer.alloc(0)) };
     const into = spare.pop() ?? Buffer.allocUnsafe(READ_BLOCK);
     const position = index * READ_BLOCK;
     const data = call(path, { call: "read", handle, position, length: READ_BLOCK }, undefined, (n) =>
@@ -173,10 +205,12 @@ function handleOf(call: Call, handle: number, info: PathInfo, path: string): Fil
   const slide = (index: number) => {
     blocks = blocks.filter((candidate) => {
       if (candidate.index >= index) return true;
-      candidate.data.then(
-        () => spare.length < READ_AHEAD + 2 && spare.push(candidate.into),
-        () => {},
-      );
+      const { into } = candidate;
+      if (into)
+        candidate.data.then(
+          () => spare.length < READ_AHEAD + 2 && spare.push(into),
+          () => {},
+        );
       return false;
     });
     for (let next = index + 1; next <= index + READ_AHEAD && next * READ_BLOCK < info.size; next++)
@@ -203,9 +237,12 @@ function handleOf(call: Call, handle: number, info: PathInfo, path: string): Fil
       return done;
     },
     async replace(parts) {
+      if (serverClosed) throw new WorkspacePathError("io", path, `"${path}" was opened for reading.`);
       const frames: Uint8Array[] = [];
-      for (const part of parts) {
-        const bytes = typeof part === "string" ? Buffer.from(part, "utf8") : part;
+      const pieces = parts.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : part));
+      const total = pieces.reduce((sum, piece) => sum + piece.length, 0);
+      // Small content goes as one frame: an edit's three pieces would be three round trips.
+      for (const bytes of total <= MAX_WRITE_FRAME ? [Buffer.concat(pieces, total)] : pieces) {
         for (let start = 0; start < bytes.length; start += MAX_WRITE_FRAME) {
           frames.push(bytes.subarray(start, start + MAX_WRITE_FRAME));
         }
@@ -224,6 +261,7 @@ function handleOf(call: Call, handle: number, info: PathInfo, path: string): Fil
       if (closed) return;
       closed = true;
       blocks = [];
+      if (serverClosed) return;
       // Requests are served in order, so nothing sent later can find it open: no need to wait.
       call(path, { call: "close", handle }).catch(() => undefined);
     },

@@ -95,23 +95,34 @@ export function createEditTool(
     prepareArguments: prepareEditArguments,
     async execute(_id, params) {
       const relative = insideToolPath(cwd, params.path);
-      const info = await lookup(relative);
+      // Opened while it is looked up (one round trip to a sandbox session instead of two); used
+      // only once the lookup allows the edit, and only if it is the file the lookup found.
+      const early = open(relative, "edit");
+      early.catch(() => {});
+      const dropEarly = () =>
+        void early.then(
+          (handle) => handle.close(),
+          () => {},
+        );
+      let info: Awaited<ReturnType<typeof lookup>>;
+      try {
+        info = await lookup(relative);
+      } catch (error) {
+        dropEarly();
+        throw error;
+      }
       const target = { relative, realRelative: info.path };
-      const pattern = protectedBy(target);
-      if (pattern !== undefined) {
-        throw new Error(`"${relative}" is protected (matches "${pattern}"); it cannot be edited.`);
+      try {
+        refuseEdit(target, protectedBy(target), info.kind, params.edits);
+      } catch (error) {
+        dropEarly();
+        throw error;
       }
-      if (info.kind === "missing") throw new Error(`"${relative}" does not exist; use write to create it.`);
-      if (info.kind === "dir") throw new Error(`"${relative}" is a folder; give a file path.`);
-      for (const [index, edit] of params.edits.entries()) {
-        const label = params.edits.length > 1 ? `Edit ${index + 1} of ${params.edits.length}` : "The edit";
-        if (edit.oldText.length === 0) {
-          throw new Error(`${label}: oldText is empty; use write to create or replace a file.`);
-        }
-        if (edit.oldText === edit.newText)
-          throw new Error(`${label}: oldText and newText are the same; nothing to change.`);
-      }
-      const handle = await open(info.path, "edit", { follow: false });
+      const opened = await early.catch(() => undefined);
+      // A path that changed meanwhile (a link swapped) is opened again, exactly where the lookup was.
+      if (opened && opened.info.path !== info.path) await opened.close();
+      const handle =
+        opened?.info.path === info.path ? opened : await open(info.path, "edit", { follow: false });
       let replacements: number;
       const fuzzyEdits: number[] = [];
       let changes: EditDiff;
@@ -145,6 +156,29 @@ export function createEditTool(
       };
     },
   };
+}
+
+/** Throws the reason an edit of `target` must not be tried, if there is one. */
+function refuseEdit(
+  target: { relative: string },
+  pattern: string | undefined,
+  kind: "file" | "dir" | "missing",
+  edits: EditItem[],
+): void {
+  const { relative } = target;
+  if (pattern !== undefined) {
+    throw new Error(`"${relative}" is protected (matches "${pattern}"); it cannot be edited.`);
+  }
+  if (kind === "missing") throw new Error(`"${relative}" does not exist; use write to create it.`);
+  if (kind === "dir") throw new Error(`"${relative}" is a folder; give a file path.`);
+  for (const [index, edit] of edits.entries()) {
+    const label = edits.length > 1 ? `Edit ${index + 1} of ${edits.length}` : "The edit";
+    if (edit.oldText.length === 0) {
+      throw new Error(`${label}: oldText is empty; use write to create or replace a file.`);
+    }
+    if (edit.oldText === edit.newText)
+      throw new Error(`${label}: oldText and newText are the same; nothing to change.`);
+  }
 }
 
 /**
