@@ -9,15 +9,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { build } from "rolldown";
-import config from "../rolldown.config.ts";
+import { buildInto } from "../rolldown.config.ts";
 
 const RUNS = Number(process.argv[2] ?? 5);
 const HEAD = "model: anthropic:claude-sonnet-4-5\nsandbox: off\n";
 
 const dist = fs.mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-spec-dist-"));
-const { output, ...input } = config;
-await build({ ...input, output: { ...output, dir: dist }, cwd: path.resolve(import.meta.dirname, "..") });
+await buildInto(dist);
 const cli = path.join(dist, "cli.js");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-spec-"));
 

@@ -44,10 +44,12 @@ function validateInOneProcess(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Record<string, { code: number; stdout: string; stderr: string; ms: number }> {
-  const chunk = /\.\/chunks\/main-[\w-]+\.js/.exec(readFileSync(BUILT_CLI, "utf8"))?.[0];
-  if (chunk === undefined) throw new Error(`no main chunk named in ${BUILT_CLI}`);
+  // The bundle's main, loaded as its entry loads it (src/system/core-loader.ts).
+  const loader = path.join(ROOT, "src", "system", "core-loader.ts");
+  const cliMain = path.join(path.dirname(BUILT_CLI), "core", "cli-main.cjs");
   const script = `
-    const { main } = await import(${JSON.stringify(path.join(path.dirname(BUILT_CLI), chunk))});
+    const { loadCore } = await import(${JSON.stringify(loader)});
+    const { main } = await loadCore(${JSON.stringify(cliMain)});
     const results = {};
     const out = process.stdout.write.bind(process.stdout);
     const err = process.stderr.write.bind(process.stderr);

@@ -18,7 +18,10 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-/** The bundle's files Node loaded for `args`, by a resolve hook that writes them down at exit. */
+/**
+ * The bundle's files loaded for `args`, written down at exit: the ES modules by a resolve hook, the
+ * core's CommonJS chunks (which src/system/core-loader.ts reads and compiles itself) by what it reads.
+ */
 async function loadedFiles(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   dir ??= await mkdtemp(path.join(os.tmpdir(), "agent-run-loaded-"));
   const hook = path.join(dir, "hook.mjs");
@@ -27,9 +30,12 @@ async function loadedFiles(args: string[], env: NodeJS.ProcessEnv = process.env)
     hook,
     [
       'import { registerHooks } from "node:module";',
-      'import { writeFileSync } from "node:fs";',
+      'import fs, { writeFileSync } from "node:fs";',
+      'import { pathToFileURL } from "node:url";',
       "const urls = [];",
       "registerHooks({ resolve(specifier, context, next) { const r = next(specifier, context); urls.push(r.url); return r; } });",
+      "const read = fs.readFileSync;",
+      'fs.readFileSync = function (file, ...rest) { if (typeof file === "string" && file.endsWith(".cjs")) urls.push(pathToFileURL(file).href); return read.call(this, file, ...rest); };',
       `process.on("exit", () => writeFileSync(${JSON.stringify(list)}, urls.join("\\n")));`,
     ].join("\n"),
   );

@@ -19,6 +19,10 @@ test("every bundled file is ASCII outside its legal comments", async () => {
   const files = [
     ...(await readdir(dist)).filter((name) => name.endsWith(".js")),
     ...(await readdir(path.join(dist, "chunks"))).map((name) => path.join("chunks", name)),
+    ...(await readdir(path.join(dist, "core")))
+      .filter((name) => name.endsWith(".cjs"))
+      .map((name) => path.join("core", name)),
+    ...(await readdir(path.join(dist, "core", "chunks"))).map((name) => path.join("core", "chunks", name)),
   ];
   expect(files.length).toBeGreaterThan(10);
   const offending: string[] = [];

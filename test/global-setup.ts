@@ -12,8 +12,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { build } from "rolldown";
-import config from "../rolldown.config.ts";
+import { buildInto } from "../rolldown.config.ts";
 import { BUILT_DIST } from "./helpers/built.ts";
 
 export default async function setup(): Promise<() => Promise<void>> {
@@ -22,12 +21,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   await chmod(temp, 0o1777);
   process.env.TMPDIR = temp;
   await rm(BUILT_DIST, { recursive: true, force: true });
-  const { output, ...input } = config;
-  await build({
-    ...input,
-    output: { ...output, dir: BUILT_DIST },
-    cwd: path.resolve(import.meta.dirname, ".."),
-  });
+  await buildInto(BUILT_DIST);
   return async () => {
     await rm(temp, { recursive: true, force: true });
   };

@@ -6,8 +6,7 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { build } from "rolldown";
-import config from "../../rolldown.config.ts";
+import { buildInto } from "../../rolldown.config.ts";
 
 export interface Bundle {
   dir: string;
@@ -21,7 +20,7 @@ export interface Bundle {
 export async function buildBundle(): Promise<Bundle> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "agent-run-bench-dist-"));
   const started = performance.now();
-  await build({ ...config, logLevel: "silent", output: { ...config.output, dir } });
+  await buildInto(dir, { logLevel: "silent" });
   // As in the package (dist/ under its package.json): without it, Node would parse every chunk
   // twice to detect its module format.
   await writeFile(path.join(dir, "package.json"), '{ "type": "module" }\n');

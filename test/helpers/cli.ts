@@ -18,9 +18,9 @@ export interface CliResult {
 /** Runs the bundled CLI as a child process, as users run it. */
 export function startCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; uid?: number; bin?: string } = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [options.bin ?? BIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: {
       ...process.env,
@@ -49,7 +49,7 @@ export function startCli(
 
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; bin?: string } = {},
 ): Promise<CliResult> {
   return startCli(args, options).done;
 }

@@ -1,0 +1,173 @@
+/**
+ * Loads the bundle's core (dist/core: CommonJS chunks, see ./core.ts) with a V8 code cache made at
+ * the end of the process, after the run: it holds every function the run compiled. Node's compile
+ * cache is made when a module is compiled, before it runs, so it holds the top level only, and each
+ * run compiled the rest again as it first called it: on a 2-core runner a one-turn run then spent
+ * ~60 ms more before its first model request and ~10 ms more after its last (docs/benchmarks.md).
+ *
+ * Each module is compiled with `vm.Script` (wrapped as Node wraps CommonJS, in strict mode, as the
+ * ES modules it was bundled from are) and given the cache found for it; one without a cache, or
+ * whose cache V8 refused (another Node, other V8 flags), gets a new one when the process exits.
+ * Caches live in a folder of their own under Node's compile cache folder (`NODE_COMPILE_CACHE`,
+ * else `<tmpdir>/node-compile-cache`), one per Node version and architecture; each file names its
+ * source's size and modification time, so a changed source never meets an old cache (V8 checks
+ * only the length). `NODE_DISABLE_COMPILE_CACHE=1` turns it off, as it does Node's.
+ *
+ * A code cache is code V8 runs: the folder is used only when it is this user's and no one else may
+ * write to it (on a shared `/tmp`, another user could otherwise plant one). Writing one costs
+ * ~15-25 ms at the end of the first run on a machine, once per agent-run and Node version.
+ */
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+
+/** What the cache did for one module loaded (for tests and the bench). */
+export interface LoadedCoreModule {
+  file: string;
+  cache: "off" | "none" | "accepted" | "rejected";
+}
+
+/** Bytes before V8's data in a cache file: the source's size and modification time (ms), float64. */
+const HEADER_BYTES = 16;
+/** Cache files no run has rewritten for this long are removed when a run writes new ones: 14 days. */
+const STALE_AFTER_MS = 14 * 24 * 60 * 60 * 1000;
+// Node's own wrapper, on the source's first line so that line numbers stay the source's.
+const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {"use strict";';
+const WRAP_TAIL = "\n})";
+
+interface Fresh {
+  script: vm.Script;
+  cacheFile: string;
+  header: Buffer;
+}
+
+const modules = new Map<string, { exports: unknown }>();
+const loaded: LoadedCoreModule[] = [];
+const fresh: Fresh[] = [];
+let cacheDir: string | null | undefined;
+let nodeRequire: NodeJS.Require | undefined;
+
+/** dist/core, beside the bundle this module was bundled into (dist/ or dist/chunks/). */
+export function coreDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  return path.join(path.basename(here) === "chunks" ? path.dirname(here) : here, "core");
+}
+
+/** The exports of the CommonJS module `file` (and of what it requires, loaded the same way). */
+export async function loadCore(file: string): Promise<unknown> {
+  return requireCore(path.resolve(file));
+}
+
+/** The modules loaded so far and what their cache did. */
+export function loadedCore(): readonly LoadedCoreModule[] {
+  return loaded;
+}
+
+function requireCore(file: string): unknown {
+  const known = modules.get(file);
+  if (known) return known.exports;
+  const source = fs.readFileSync(file, "utf8");
+  const dir = cacheFolder();
+  let cacheFile: string | undefined;
+  let header: Buffer | undefined;
+  let cachedData: Buffer | undefined;
+  if (dir !== null) {
+    const stat = fs.statSync(file);
+    cacheFile = path.join(dir, `${path.basename(file)}.cache`);
+    header = Buffer.alloc(HEADER_BYTES);
+    header.writeDoubleLE(stat.size, 0);
+    header.writeDoubleLE(stat.mtimeMs, 8);
+    cachedData = readCache(cacheFile, header);
+  }
+  const script = new vm.Script(WRAP_HEAD + source + WRAP_TAIL, {
+    filename: file,
+    ...(cachedData && { cachedData }),
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const cache = !cacheFile
+    ? "off"
+    : !cachedData
+      ? "none"
+      : script.cachedDataRejected
+        ? "rejected"
+        : "accepted";
+  loaded.push({ file, cache });
+  if (cacheFile && header && cache !== "accepted") {
+    if (fresh.length === 0) process.once("exit", saveCaches);
+    fresh.push({ script, cacheFile, header });
+  }
+  const module = { exports: {} as unknown };
+  modules.set(file, module);
+  const base = path.dirname(file);
+  const require = (id: string): unknown => {
+    if (id.startsWith("./") || id.startsWith("../")) return requireCore(path.resolve(base, id));
+    nodeRequire ??= createRequire(import.meta.url);
+    return nodeRequire(id);
+  };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, require, module, file, base);
+  return module.exports;
+}
+
+/** The cache folder, made if missing; null when off or not safely this user's alone. */
+function cacheFolder(): string | null {
+  if (cacheDir !== undefined) return cacheDir;
+  cacheDir = null;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE) return cacheDir;
+  try {
+    const base = process.env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), "node-compile-cache");
+    const dir = path.join(base, `agent-run-${process.version}-${process.arch}`);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stat = fs.lstatSync(dir);
+    const uid = process.getuid?.();
+    if (stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0) {
+      cacheDir = dir;
+    }
+  } catch {
+    // No cache: the modules compile as they would without one.
+  }
+  return cacheDir;
+}
+
+/** V8's data in `file` when its header is `header`; undefined when there is none to use. */
+function readCache(file: string, header: Buffer): Buffer | undefined {
+  try {
+    const data = fs.readFileSync(file);
+    if (data.length <= HEADER_BYTES || !data.subarray(0, HEADER_BYTES).equals(header)) return undefined;
+    return data.subarray(HEADER_BYTES);
+  } catch {
+    return undefined;
+  }
+}
+
+/** At exit: a cache for each module that had none it could use, then old ones go. Never throws. */
+function saveCaches(): void {
+  const written = new Set<string>();
+  for (const { script, cacheFile, header } of fresh.splice(0)) {
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temp, Buffer.concat([header, script.createCachedData()]), { mode: 0o600 });
+      fs.renameSync(temp, cacheFile);
+      written.add(path.basename(cacheFile));
+    } catch {
+      fs.rmSync(temp, { force: true });
+    }
+  }
+  if (cacheDir && written.size > 0) removeStale(cacheDir, written);
+}
+
+function removeStale(dir: string, keep: Set<string>): void {
+  try {
+    const now = Date.now();
+    for (const name of fs.readdirSync(dir)) {
+      if (keep.has(name)) continue;
+      const file = path.join(dir, name);
+      if (now - fs.statSync(file).mtimeMs > STALE_AFTER_MS) fs.rmSync(file, { force: true });
+    }
+  } catch {
+    // Left for a later run.
+  }
+}
