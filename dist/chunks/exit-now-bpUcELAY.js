@@ -1,1 +1,0 @@
-export{n as exitWhenFlushed}from"./exit-now-2MPwyUnW.js";

@@ -1,1 +1,0 @@
-export{r as git}from"./git-bTNbECt6.js";

@@ -1,1 +1,0 @@
-export{t as createGithubRenderer}from"./github-Q1fpGiL6.js";

@@ -1,1 +1,0 @@
-export{t as compileJsonSchema}from"./json-schema-check-BAyCi9VW.js";

@@ -1,1 +1,0 @@
-export{r as fs,i as path}from"./node-ZPRTe-Uh.js";

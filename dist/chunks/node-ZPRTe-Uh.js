@@ -1,1 +1,0 @@
-import*as e from"node:fs";import*as t from"node:stream";import*as n from"node:crypto";import*as r from"node:child_process";import*as i from"node:path";export{t as a,i,n,e as r,r as t};

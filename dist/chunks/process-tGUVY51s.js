@@ -1,1 +1,0 @@
-export{i as runProcess}from"./process-JRouEyR5.js";

@@ -1,1 +1,0 @@
-export{t as RUN_CHILD_FLAG}from"./run-protocol-CFUdq7jl.js";

@@ -1,1 +1,0 @@
-const e=`--agent-run-child`;function t(e){if(typeof e!=`object`||!e)return!1;let t=e;return t.type===`progress`&&typeof t.snapshot==`object`&&t.snapshot!==null}function n(e){if(typeof e!=`object`||!e)return!1;let t=e.type;return t===`result`||t===`failure`}function r(e){return typeof e==`object`&&!!e&&e.type===`run`}export{r as i,t as n,n as r,e as t};

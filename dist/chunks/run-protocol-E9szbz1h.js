@@ -1,0 +1,1 @@
+const e=`--agent-run-child`;export{e as RUN_CHILD_FLAG};

@@ -1,1 +1,0 @@
-const e={bash:`command`,read:`path`,write:`path`,edit:`path`,ls:`path`,grep:`pattern`,find:`pattern`};function t(t,n,r=80){let i,a=e[t],o=typeof n==`object`&&n?n:void 0;if(typeof n==`string`)i=n;else if(a&&typeof o?.[a]==`string`)i=o[a];else try{i=JSON.stringify(n)??``}catch{i=String(n)}return i=i.replace(/\s+/g,` `).trim(),i.length>r?`${i.slice(0,r-1)}\u2026`:i}export{t};

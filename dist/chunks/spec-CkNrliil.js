@@ -1,1 +1,0 @@
-import"./spec-file-DYhKbodM.js";import"./duration-BHclPShl.js";export{v as taskJsonSchema}from"./spec-BoNLknbP.js";

@@ -1,1 +1,0 @@
-const e=[`anyOf`,`oneOf`,`allOf`,`not`,`if`,`then`,`else`,`enum`,`const`];function t(t){return t.type===`object`&&e.every(e=>t[e]===void 0)}function n(t){let n={...t,type:`object`};delete n.$schema;for(let t of e)delete n[t];return(typeof n.properties!=`object`||n.properties===null)&&(n.properties={}),n}export{n,t};

@@ -1,1 +1,0 @@
-import{t as e}from"./errors-DMu38hMl.js";var t=class extends e{constructor(e,t,n={}){super(`usage`,e,t,{shortMessage:t,cause:n.cause}),this.name=`RunSetupError`}};export{t};

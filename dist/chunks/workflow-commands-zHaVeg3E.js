@@ -1,2 +1,0 @@
-import{randomBytes as e}from"node:crypto";function t(e){return/^[\s\p{Cf}]*::/u.test(e)||e.includes(`##[`)}function n(e){let t=e.replace(/\r\n|\r|\n/g,` `).replaceAll(`##[`,`#\u200B#[`);return/^[\s\p{Cf}]*::/u.test(t)&&(t=`\\${t}`),t}function r(t,n=e(16).toString(`hex`)){let r=n;for(;t.includes(r);)r=e(16).toString(`hex`);let i=t.endsWith(`
-`)?t:`${t}\n`;return`::stop-commands::${r}\n${i}::${r}::\n`}export{t as n,r,n as t};

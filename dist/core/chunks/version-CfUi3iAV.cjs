@@ -1,0 +1,1 @@
+Object.defineProperty(exports,"t",{enumerable:!0,get:function(){return`0.1.0`}});
