@@ -1,8 +1,8 @@
 /**
  * The bundle's core (dist/core, CommonJS) is loaded by src/system/core-loader.ts with a code cache
  * made when the process ends: the first run on a machine writes one per module, later runs use it,
- * and a cache that does not fit its source (changed, corrupt, another V8) is never used and is made
- * again. Checked through the built CLI; the module semantics (strict mode, requires) directly.
+ * a run that loads more of the core writes them again, and a cache that does not fit its source
+ * (changed, corrupt, another V8) is never used and is made again. Checked through the built CLI; the module semantics (strict mode, requires) directly.
  */
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -54,6 +54,22 @@ describe("the core's code cache, through the built CLI", () => {
     await version(base);
     for (const name of first.keys()) expect((await stat(path.join(dir, name))).mtimeMs).toBe(times.get(name));
     expect([...(await caches(dir)).keys()].sort()).toEqual([...first.keys()].sort());
+  }, 30_000);
+
+  test("a run that loads more of the core writes the caches again; one that loads less does not", async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-"));
+    const file = path.join(base, CACHE_DIR, "cli-main.cjs.cache");
+    const task = path.join(base, "task.yml");
+    await writeFile(task, "model: anthropic:claude-sonnet-4-5\nprompt: hi\ntools: [read]\n");
+    await version(base);
+    const narrow = await stat(file);
+    // validate loads the spec's modules too: the cache --version wrote lacks what they ran.
+    const validated = await runCli(["validate", task], { env: { NODE_COMPILE_CACHE: base } });
+    expect(validated.code, validated.stderr).toBe(0);
+    const broad = await stat(file);
+    expect(broad.mtimeMs).not.toBe(narrow.mtimeMs);
+    await version(base);
+    expect((await stat(file)).mtimeMs).toBe(broad.mtimeMs);
   }, 30_000);
 
   test("a cache V8 refuses, or one made for another version of its source, is made again", async () => {

@@ -8,6 +8,11 @@
  * Each module is compiled with `vm.Script` (wrapped as Node wraps CommonJS, in strict mode, as the
  * ES modules it was bundled from are) and given the cache found for it; one without a cache, or
  * whose cache V8 refused (another Node, other V8 flags), gets a new one when the process exits.
+ * A cache holds what the run that wrote it compiled: one written by a text-only run lacks the
+ * tools' functions. So it is written again by a run that loaded more of the core's modules than
+ * that run had (a run that uses tools loads more than one that answers at once): the caches settle
+ * on the broadest run seen, after one more write each.
+ *
  * Caches live in a folder of their own under Node's compile cache folder (`NODE_COMPILE_CACHE`,
  * else `<tmpdir>/node-compile-cache`), one per Node version and architecture; each file names its
  * source's size and modification time, so a changed source never meets an old cache (V8 checks
@@ -30,23 +35,30 @@ export interface LoadedCoreModule {
   cache: "off" | "none" | "accepted" | "rejected";
 }
 
-/** Bytes before V8's data in a cache file: the source's size and modification time (ms), float64. */
-const HEADER_BYTES = 16;
+/**
+ * Bytes before V8's data in a cache file, float64 each: the source's size and modification time
+ * (ms), which must match, then how many core modules the run that wrote it had loaded.
+ */
+const SOURCE_BYTES = 16;
+const HEADER_BYTES = 24;
 /** Cache files no run has rewritten for this long are removed when a run writes new ones: 14 days. */
 const STALE_AFTER_MS = 14 * 24 * 60 * 60 * 1000;
 // Node's own wrapper, on the source's first line so that line numbers stay the source's.
 const WRAP_HEAD = '(function (exports, require, module, __filename, __dirname) {"use strict";';
 const WRAP_TAIL = "\n})";
 
-interface Fresh {
+interface Cached {
   script: vm.Script;
   cacheFile: string;
-  header: Buffer;
+  /** The source's part of the header. */
+  source: Buffer;
+  /** Modules the writer of the cache in use had loaded; -1 when none was used. */
+  writerLoaded: number;
 }
 
 const modules = new Map<string, { exports: unknown }>();
 const loaded: LoadedCoreModule[] = [];
-const fresh: Fresh[] = [];
+const cached: Cached[] = [];
 let cacheDir: string | null | undefined;
 let nodeRequire: NodeJS.Require | undefined;
 
@@ -72,16 +84,17 @@ function requireCore(file: string): unknown {
   const source = fs.readFileSync(file, "utf8");
   const dir = cacheFolder();
   let cacheFile: string | undefined;
-  let header: Buffer | undefined;
-  let cachedData: Buffer | undefined;
+  let sourceHeader: Buffer | undefined;
+  let found: { data: Buffer; writerLoaded: number } | undefined;
   if (dir !== null) {
     const stat = fs.statSync(file);
     cacheFile = path.join(dir, `${path.basename(file)}.cache`);
-    header = Buffer.alloc(HEADER_BYTES);
-    header.writeDoubleLE(stat.size, 0);
-    header.writeDoubleLE(stat.mtimeMs, 8);
-    cachedData = readCache(cacheFile, header);
+    sourceHeader = Buffer.alloc(SOURCE_BYTES);
+    sourceHeader.writeDoubleLE(stat.size, 0);
+    sourceHeader.writeDoubleLE(stat.mtimeMs, 8);
+    found = readCache(cacheFile, sourceHeader);
   }
+  const cachedData = found?.data;
   const script = new vm.Script(WRAP_HEAD + source + WRAP_TAIL, {
     filename: file,
     ...(cachedData && { cachedData }),
@@ -95,9 +108,10 @@ function requireCore(file: string): unknown {
         ? "rejected"
         : "accepted";
   loaded.push({ file, cache });
-  if (cacheFile && header && cache !== "accepted") {
-    if (fresh.length === 0) process.once("exit", saveCaches);
-    fresh.push({ script, cacheFile, header });
+  if (cacheFile && sourceHeader) {
+    if (cached.length === 0) process.once("exit", saveCaches);
+    const writerLoaded = cache === "accepted" && found ? found.writerLoaded : -1;
+    cached.push({ script, cacheFile, source: sourceHeader, writerLoaded });
   }
   const module = { exports: {} as unknown };
   modules.set(file, module);
@@ -132,24 +146,30 @@ function cacheFolder(): string | null {
   return cacheDir;
 }
 
-/** V8's data in `file` when its header is `header`; undefined when there is none to use. */
-function readCache(file: string, header: Buffer): Buffer | undefined {
+/** V8's data in `file` when it was made from the source `source` names; undefined when there is none. */
+function readCache(file: string, source: Buffer): { data: Buffer; writerLoaded: number } | undefined {
   try {
     const data = fs.readFileSync(file);
-    if (data.length <= HEADER_BYTES || !data.subarray(0, HEADER_BYTES).equals(header)) return undefined;
-    return data.subarray(HEADER_BYTES);
+    if (data.length <= HEADER_BYTES || !data.subarray(0, SOURCE_BYTES).equals(source)) return undefined;
+    return { data: data.subarray(HEADER_BYTES), writerLoaded: data.readDoubleLE(SOURCE_BYTES) };
   } catch {
     return undefined;
   }
 }
 
-/** At exit: a cache for each module that had none it could use, then old ones go. Never throws. */
+/**
+ * At exit: a cache for each module that had none it could use, or whose cache a run that loaded
+ * fewer modules wrote; then old ones go. Never throws.
+ */
 function saveCaches(): void {
   const written = new Set<string>();
-  for (const { script, cacheFile, header } of fresh.splice(0)) {
+  const count = Buffer.alloc(HEADER_BYTES - SOURCE_BYTES);
+  count.writeDoubleLE(loaded.length, 0);
+  for (const { script, cacheFile, source, writerLoaded } of cached.splice(0)) {
+    if (writerLoaded >= loaded.length) continue;
     const temp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      fs.writeFileSync(temp, Buffer.concat([header, script.createCachedData()]), { mode: 0o600 });
+      fs.writeFileSync(temp, Buffer.concat([source, count, script.createCachedData()]), { mode: 0o600 });
       fs.renameSync(temp, cacheFile);
       written.add(path.basename(cacheFile));
     } catch {
