@@ -2,7 +2,8 @@
  * The bundle's core (dist/core, CommonJS) is loaded by src/system/core-loader.ts with a code cache
  * made when the process ends: the first run on a machine writes one per module, later runs use it,
  * a run that loads more of the core writes them again, and a cache that does not fit its source
- * (changed, corrupt, another V8) is never used and is made again. Checked through the built CLI; the module semantics (strict mode, requires) directly.
+ * (changed, corrupt, another V8) is never used and is made again. Checked through the built CLI;
+ * the module semantics (strict mode, requires) directly.
  */
 import { chmod, cp, mkdir, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -120,6 +121,11 @@ describe("the core's code cache, through the built CLI", () => {
     await chmod(dir, 0o777);
     await version(base);
     expect(await readdir(dir)).toEqual([]);
+    // The folder it is in, too: whoever may write there may swap the cache folder for a link.
+    const open = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-"));
+    await chmod(open, 0o777);
+    await version(open);
+    expect(await readdir(path.join(open, CACHE_DIR))).toEqual([]);
     const off = await mkdtemp(path.join(os.tmpdir(), "agent-run-cache-"));
     await version(off, { NODE_DISABLE_COMPILE_CACHE: "1" });
     expect(await readdir(off)).toEqual([]);

@@ -1,9 +1,10 @@
 /**
- * Loads the bundle's core (dist/core: CommonJS chunks, see ./core.ts) with a V8 code cache made at
- * the end of the process, after the run: it holds every function the run compiled. Node's compile
- * cache is made when a module is compiled, before it runs, so it holds the top level only, and each
- * run compiled the rest again as it first called it: on a 2-core runner a one-turn run then spent
- * ~60 ms more before its first model request and ~10 ms more after its last (docs/benchmarks.md).
+ * Loads the bundle's core (dist/core: CommonJS chunks, see rolldown.config.ts) with a V8 code
+ * cache made at the end of the process, after the run: it holds every function the run compiled.
+ * Node's compile cache is made when a module is compiled, before it runs, so it holds the top level
+ * only, and each run compiled the rest again as it first called it: on a 2-core runner a one-turn
+ * run then spent ~60 ms more before its first model request and ~10 ms more after its last
+ * (docs/benchmarks.md, twentieth session).
  *
  * Each module is compiled with `vm.Script` (wrapped as Node wraps CommonJS, in strict mode, as the
  * ES modules it was bundled from are) and given the cache found for it; one without a cache, or
@@ -18,8 +19,9 @@
  * source's size and modification time, so a changed source never meets an old cache (V8 checks
  * only the length). `NODE_DISABLE_COMPILE_CACHE=1` turns it off, as it does Node's.
  *
- * A code cache is code V8 runs: the folder is used only when it is this user's and no one else may
- * write to it (on a shared `/tmp`, another user could otherwise plant one). Writing one costs
+ * A code cache is code V8 runs: the folder, and the one it is in, are used only when they are this
+ * user's and no one else may write to them (on a shared `/tmp`, another user could otherwise plant
+ * a cache, or swap the folder for a link to one of theirs). Writing one costs
  * ~15-25 ms at the end of the first run on a machine, once per agent-run and Node version.
  */
 import fs from "node:fs";
@@ -135,15 +137,18 @@ function cacheFolder(): string | null {
     const base = process.env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), "node-compile-cache");
     const dir = path.join(base, `agent-run-${process.version}-${process.arch}`);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stat = fs.lstatSync(dir);
-    const uid = process.getuid?.();
-    if (stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0) {
-      cacheDir = dir;
-    }
+    if (ownedAlone(base) && ownedAlone(dir)) cacheDir = dir;
   } catch {
     // No cache: the modules compile as they would without one.
   }
   return cacheDir;
+}
+
+/** Whether `dir` is a folder (not a link) of this user's that no one else may write to. */
+function ownedAlone(dir: string): boolean {
+  const stat = fs.lstatSync(dir);
+  const uid = process.getuid?.();
+  return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
 }
 
 /** V8's data in `file` when it was made from the source `source` names; undefined when there is none. */
@@ -173,7 +178,11 @@ function saveCaches(): void {
       fs.renameSync(temp, cacheFile);
       written.add(path.basename(cacheFile));
     } catch {
-      fs.rmSync(temp, { force: true });
+      try {
+        fs.rmSync(temp, { force: true });
+      } catch {
+        // An exit listener must not throw: the temp file stays.
+      }
     }
   }
   if (cacheDir && written.size > 0) removeStale(cacheDir, written);
