@@ -99,25 +99,18 @@ export function createEditTool(
       // only once the lookup allows the edit, and only if it is the file the lookup found.
       const early = open(relative, "edit");
       early.catch(() => {});
-      const dropEarly = () =>
+      let info: Awaited<ReturnType<typeof lookup>>;
+      try {
+        info = await lookup(relative);
+        refuseEdit(relative, protectedBy({ relative, realRelative: info.path }), info.kind, params.edits);
+      } catch (error) {
         void early.then(
           (handle) => handle.close(),
           () => {},
         );
-      let info: Awaited<ReturnType<typeof lookup>>;
-      try {
-        info = await lookup(relative);
-      } catch (error) {
-        dropEarly();
         throw error;
       }
       const target = { relative, realRelative: info.path };
-      try {
-        refuseEdit(target, protectedBy(target), info.kind, params.edits);
-      } catch (error) {
-        dropEarly();
-        throw error;
-      }
       const opened = await early.catch(() => undefined);
       // A path that changed meanwhile (a link swapped) is opened again, exactly where the lookup was.
       if (opened && opened.info.path !== info.path) await opened.close();
@@ -158,14 +151,13 @@ export function createEditTool(
   };
 }
 
-/** Throws the reason an edit of `target` must not be tried, if there is one. */
+/** Throws the reason an edit of `relative` must not be tried, if there is one. */
 function refuseEdit(
-  target: { relative: string },
+  relative: string,
   pattern: string | undefined,
   kind: "file" | "dir" | "missing",
   edits: EditItem[],
 ): void {
-  const { relative } = target;
   if (pattern !== undefined) {
     throw new Error(`"${relative}" is protected (matches "${pattern}"); it cannot be edited.`);
   }
