@@ -1,9 +1,9 @@
 /**
  * Bundles the action (dist/index.js, from src/action/main.ts) and the CLI (dist/cli.js, from
- * src/cli/bin.ts, whose `#!/usr/bin/env node` line is kept) for Node 24, ESM, every dependency
+ * src/cli/bin.ts, whose `#!/usr/bin/env node` line is kept) for Node 24, every dependency
  * inlined: the action runs from a checkout of this repository with no node_modules. Modules
  * reached only through `import()` (the provider SDKs, the shell parser, the CLI's commands) go to
- * lazy chunks in dist/chunks/, parsed only when a run needs them.
+ * lazy chunks (dist/core/chunks/), parsed only when a run needs them.
  *
  * Both entries import nothing statically but the Node version check (src/system/node-version.ts)
  * and load the rest after it: the entry files stay small and run on old Node, which then gets one

@@ -31,7 +31,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 
-/** What the cache did for one module loaded (for tests and the bench). */
+/** What the cache did for one module loaded (for tests). */
 export interface LoadedCoreModule {
   file: string;
   cache: "off" | "none" | "accepted" | "rejected";
@@ -85,16 +85,15 @@ function requireCore(file: string): unknown {
   if (known) return known.exports;
   const source = fs.readFileSync(file, "utf8");
   const dir = cacheFolder();
-  let cacheFile: string | undefined;
-  let sourceHeader: Buffer | undefined;
+  let entry: { cacheFile: string; source: Buffer } | undefined;
   let found: { data: Buffer; writerLoaded: number } | undefined;
   if (dir !== null) {
     const stat = fs.statSync(file);
-    cacheFile = path.join(dir, `${path.basename(file)}.cache`);
-    sourceHeader = Buffer.alloc(SOURCE_BYTES);
-    sourceHeader.writeDoubleLE(stat.size, 0);
-    sourceHeader.writeDoubleLE(stat.mtimeMs, 8);
-    found = readCache(cacheFile, sourceHeader);
+    const source = Buffer.alloc(SOURCE_BYTES);
+    source.writeDoubleLE(stat.size, 0);
+    source.writeDoubleLE(stat.mtimeMs, 8);
+    entry = { cacheFile: path.join(dir, `${path.basename(file)}.cache`), source };
+    found = readCache(entry.cacheFile, source);
   }
   const cachedData = found?.data;
   const script = new vm.Script(WRAP_HEAD + source + WRAP_TAIL, {
@@ -102,18 +101,12 @@ function requireCore(file: string): unknown {
     ...(cachedData && { cachedData }),
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
-  const cache = !cacheFile
-    ? "off"
-    : !cachedData
-      ? "none"
-      : script.cachedDataRejected
-        ? "rejected"
-        : "accepted";
+  const cache = !entry ? "off" : !cachedData ? "none" : script.cachedDataRejected ? "rejected" : "accepted";
   loaded.push({ file, cache });
-  if (cacheFile && sourceHeader) {
+  if (entry) {
     if (cached.length === 0) process.once("exit", saveCaches);
     const writerLoaded = cache === "accepted" && found ? found.writerLoaded : -1;
-    cached.push({ script, cacheFile, source: sourceHeader, writerLoaded });
+    cached.push({ script, ...entry, writerLoaded });
   }
   const module = { exports: {} as unknown };
   modules.set(file, module);

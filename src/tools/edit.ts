@@ -100,9 +100,11 @@ export function createEditTool(
       const early = open(relative, "edit");
       early.catch(() => {});
       let info: Awaited<ReturnType<typeof lookup>>;
+      let target: { relative: string; realRelative: string };
       try {
         info = await lookup(relative);
-        refuseEdit(relative, protectedBy({ relative, realRelative: info.path }), info.kind, params.edits);
+        target = { relative, realRelative: info.path };
+        refuseEdit(relative, protectedBy(target), info.kind, params.edits);
       } catch (error) {
         void early.then(
           (handle) => handle.close(),
@@ -110,7 +112,6 @@ export function createEditTool(
         );
         throw error;
       }
-      const target = { relative, realRelative: info.path };
       const opened = await early.catch(() => undefined);
       // A path that changed meanwhile (a link swapped) is opened again, exactly where the lookup was.
       if (opened && opened.info.path !== info.path) await opened.close();
