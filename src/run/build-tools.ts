@@ -103,6 +103,35 @@ function isFile(file: string): boolean {
   }
 }
 
+/**
+ * The protected globs `spec`'s tool checks: edit's and write's (the spec's `protect` and the
+ * tool's own), bash's (the spec's: its policy checks the files a command writes); none for the rest.
+ */
+function toolProtectedPaths(spec: ToolSpec, task: LoadedTask, workspace: string, outDir: string): string[] {
+  switch (spec.name) {
+    case "bash":
+      return protectedPaths(task, workspace, outDir, task.spec.protect);
+    case "edit":
+    case "write":
+      return protectedPaths(task, workspace, outDir, [...task.spec.protect, ...(spec.options.protect ?? [])]);
+    default:
+      return [];
+  }
+}
+
+/**
+ * Every protected glob the run's tools will check (bash's only when its policy judges commands):
+ * what the run compiles ahead of the first tool call (see `compileProtectedPaths`).
+ */
+export function protectedPathsOfRun(task: LoadedTask, workspace: string, outDir: string): string[] {
+  const globs = new Set<string>();
+  for (const spec of task.spec.tools) {
+    if (spec.name === "bash" && !spec.options.allow && !spec.options.deny) continue;
+    for (const glob of toolProtectedPaths(spec, task, workspace, outDir)) globs.add(glob);
+  }
+  return [...globs];
+}
+
 /** The folder of the outputs dir that holds the bash tool's full outputs: `tool-output`. */
 export const TOOL_OUTPUT_DIR = "tool-output";
 
@@ -142,7 +171,6 @@ function buildTool(
   options: BuildToolsOptions,
 ): AnyAgentTool {
   const o = spec.options;
-  const extra = [...task.spec.protect, ...(o.protect ?? [])];
   const bounds = {
     ...(o.maxOutputLines !== undefined && { maxLines: o.maxOutputLines }),
     ...(o.maxOutputBytes !== undefined && { maxBytes: o.maxOutputBytes }),
@@ -160,7 +188,7 @@ function buildTool(
         spillDir: path.join(outDir, TOOL_OUTPUT_DIR),
         ...(o.allow && { allow: o.allow }),
         ...(o.deny && { deny: o.deny }),
-        protectedPaths: protectedPaths(task, workspace, outDir, task.spec.protect),
+        protectedPaths: toolProtectedPaths(spec, task, workspace, outDir),
         ...(o.timeoutMs !== undefined && { timeoutMs: o.timeoutMs }),
         ...(o.env && { passThroughEnv: o.env }),
         ...(options.bashPrepare && { prepare: options.bashPrepare }),
@@ -171,12 +199,12 @@ function buildTool(
       return createReadTool(workspace, { ...bounds, ...files });
     case "write":
       return createWriteTool(workspace, {
-        protectedPaths: protectedPaths(task, workspace, outDir, extra),
+        protectedPaths: toolProtectedPaths(spec, task, workspace, outDir),
         ...files,
       });
     case "edit":
       return createEditTool(workspace, {
-        protectedPaths: protectedPaths(task, workspace, outDir, extra),
+        protectedPaths: toolProtectedPaths(spec, task, workspace, outDir),
         ...files,
       });
     case "grep":

@@ -6,8 +6,13 @@ import { applyPatch, type Checkpoints, createCheckpoints, unapplyFromSnapshot } 
 import { modelInfo, modelLabel } from "../providers/index.ts";
 import { formatSpecDuration } from "../spec/index.ts";
 import { isTimerDelay } from "../system/timer.ts";
-import { createOutputGuard, preloadCommandPolicy, warmLineMatcher } from "../tools/index.ts";
-import { buildTools, protectedPaths } from "./build-tools.ts";
+import {
+  compileProtectedPaths,
+  createOutputGuard,
+  preloadCommandPolicy,
+  warmLineMatcher,
+} from "../tools/index.ts";
+import { buildTools, protectedPaths, protectedPathsOfRun } from "./build-tools.ts";
 import { createCompactor } from "./compaction/compactor.ts";
 import { withGitDirGuard } from "./git-dir-guard.ts";
 import { withCommandPolicy } from "./policy-guard.ts";
@@ -88,12 +93,17 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     });
     const { prestart } = ctx.sandbox;
     const bash = spec.tools.find((tool) => tool.name === "bash")?.options;
-    if (prestart || bash) {
+    const guards = spec.tools.some((tool) => tool.name === "edit" || tool.name === "write");
+    if (prestart || bash || guards) {
       // In the model's time rather than the first tool call's (see prestart.ts); the session's
-      // start and the parser's load overlap too, the one in the time the other waits.
+      // start, the parser's load and the protected globs' compiling overlap too, the one in the
+      // time the other waits.
       prestartWhileModelThinks(agent.subscribe.bind(agent), () => {
         prestart?.();
         if (bash) preloadCommandPolicy(bash);
+        setImmediate(() =>
+          compileProtectedPaths(protectedPathsOfRun(ctx.task, ctx.workspace, ctx.outputs.dir)),
+        );
       });
     }
     if (spec.tools.some((tool) => tool.name === "grep")) {

@@ -75,6 +75,7 @@ export {
   type PolicyContext,
   preloadCommandPolicy,
 } from "./policy/index.ts";
+export { compileProtectedPaths } from "./protected-paths.ts";
 export {
   createReadTool,
   type ReadImage,
