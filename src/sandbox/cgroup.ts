@@ -200,13 +200,20 @@ function handle(version: 1 | 2, dir: string): PidsCgroup {
         if (version === 2 && existsSync(path.join(dir, "cgroup.kill"))) {
           await writeFile(path.join(dir, "cgroup.kill"), "1").catch(() => undefined);
         }
+        // Killed tasks leave the group within a millisecond or two as a rule (a process's last
+        // threads, bwrap's init after the session ended): waits start short and double up to 20 ms.
+        let pause = 1;
+        const wait = async () => {
+          await new Promise((resolve) => setTimeout(resolve, pause));
+          pause = Math.min(pause * 2, 20);
+        };
         for (let left = pids(); left.length > 0 && Date.now() < deadline; left = pids()) {
           for (const pid of left) {
             try {
               process.kill(pid, "SIGKILL");
             } catch {}
           }
-          await new Promise((resolve) => setTimeout(resolve, 10));
+          await wait();
         }
         while (Date.now() < deadline) {
           try {
@@ -216,7 +223,7 @@ function handle(version: 1 | 2, dir: string): PidsCgroup {
             const code = (error as NodeJS.ErrnoException).code;
             if (code === "ENOENT") return;
             // EBUSY while the last killed tasks are being reaped.
-            await new Promise((resolve) => setTimeout(resolve, 20));
+            await wait();
           }
         }
       })();
