@@ -93,17 +93,15 @@ export async function executeRun(ctx: RunContext): Promise<void> {
     });
     const { prestart } = ctx.sandbox;
     const bash = spec.tools.find((tool) => tool.name === "bash")?.options;
-    const guards = spec.tools.some((tool) => tool.name === "edit" || tool.name === "write");
-    if (prestart || bash || guards) {
+    const guarded = protectedPathsOfRun(ctx.task, ctx.workspace, ctx.outputs.dir);
+    if (prestart || bash || guarded.length > 0) {
       // In the model's time rather than the first tool call's (see prestart.ts); the session's
       // start, the parser's load and the protected globs' compiling overlap too, the one in the
       // time the other waits.
       prestartWhileModelThinks(agent.subscribe.bind(agent), () => {
         prestart?.();
         if (bash) preloadCommandPolicy(bash);
-        setImmediate(() =>
-          compileProtectedPaths(protectedPathsOfRun(ctx.task, ctx.workspace, ctx.outputs.dir)),
-        );
+        if (guarded.length > 0) setImmediate(() => compileProtectedPaths(guarded));
       });
     }
     if (spec.tools.some((tool) => tool.name === "grep")) {
