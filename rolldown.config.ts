@@ -14,6 +14,7 @@
  * in dist/core/, which src/system/core-loader.ts compiles with a code cache made after a run (the
  * reason, measured, is there). In the entries' build, the entries' `import()` of a CORE module
  * gets a module that loads its dist/core file through that loader instead (`coreThroughLoader`).
+ * A third build makes the one worker thread's file Node loads itself (dist/worker/).
  *
  * dist/ is committed and checked in CI, so the output must be the same bytes on every build:
  * content hashes only (no timestamps), no absolute paths, no source maps.
@@ -113,21 +114,34 @@ const builds: RolldownOptions[] = [
       chunkFileNames: "chunks/[name]-[hash].cjs",
     },
   },
+  {
+    // The worker thread that looks for secrets in big saved outputs (src/output/secret-look.ts):
+    // one file, its modules inlined, so that the core's chunks are cut as they were without it.
+    ...shared,
+    input: { "secret-look": "src/output/secret-look-worker.ts" },
+    output: {
+      ...sharedOutput,
+      dir: "dist/worker",
+      format: "cjs",
+      entryFileNames: "[name].cjs",
+    },
+  },
 ];
 
 export default defineConfig(builds);
 
 /**
- * Both builds into `dir` instead of dist/ (the entries there, the core in `dir`/core), as the tests
- * and the bench make them from the working tree.
+ * The builds into `dir` instead of dist/ (the entries there, the core in `dir`/core, the worker in
+ * `dir`/worker), as the tests and the bench make them from the working tree.
  */
 export async function buildInto(dir: string, options: { logLevel?: "silent" } = {}): Promise<void> {
-  for (const [index, config] of builds.entries()) {
+  for (const config of builds) {
+    const output = config.output as OutputOptions;
     await build({
       ...config,
       ...options,
       cwd: import.meta.dirname,
-      output: { ...config.output, dir: index === 0 ? dir : path.join(dir, "core") },
+      output: { ...output, dir: path.join(dir, path.relative("dist", output.dir ?? "dist")) },
     });
   }
 }

@@ -61,6 +61,42 @@ describe("saved outputs through the built CLI", () => {
     expect(saved).not.toContain(SECRET);
   });
 
+  // Past WORKER_WARM_BYTES while it runs, the output is looked through in the bundle's worker
+  // (dist/worker/secret-look.cjs; NODE_DEBUG=worker has Node say when one is made).
+  test("a big output printed with a secret at its end: the worker looks, the file is redacted", async () => {
+    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+    dirs.push(dir);
+    const run = await runScriptedCli(
+      dir,
+      TASK,
+      [bash(`seq 1 1000000; sleep 0.1; echo "key ${SECRET}"`), { text: "done" }],
+      { env: { ...ENV, NODE_DEBUG: "worker" } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/create new worker \S*worker[/\\]secret-look\.cjs/);
+    const [saved] = await savedOutputs(run.outDir);
+    expect(saved).toContain("\n999999\n1000000\nkey ***\n");
+    expect(saved).not.toContain(SECRET);
+  });
+
+  test("without the sandbox, a big output the worker found clean, rewritten by a later command: redacted", async () => {
+    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+    dirs.push(dir);
+    const rewrite = `f=$(ls .agent-run/tool-output/*call_1_*); chmod u+w "$f"; printf '${SECRET}\\n' | dd of="$f" conv=notrunc 2>/dev/null`;
+    const run = await runScriptedCli(
+      dir,
+      `${TASK}sandbox: off\n`,
+      [bash("seq 1 1000000; sleep 0.1"), bash(rewrite), { text: "done" }],
+      { env: { ...ENV, NODE_DEBUG: "worker" } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/create new worker \S*worker[/\\]secret-look\.cjs/);
+    const [saved] = await savedOutputs(run.outDir);
+    expect(saved?.startsWith("***\n")).toBe(true);
+    expect(saved).toContain("\n1000000\n");
+    expect(saved).not.toContain(SECRET);
+  });
+
   test("holding no secret: left as the command wrote it", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
     dirs.push(dir);

@@ -23,6 +23,7 @@ test("every bundled file is ASCII outside its legal comments", async () => {
       .filter((name) => name.endsWith(".cjs"))
       .map((name) => path.join("core", name)),
     ...(await readdir(path.join(dist, "core", "chunks"))).map((name) => path.join("core", "chunks", name)),
+    ...(await readdir(path.join(dist, "worker"))).map((name) => path.join("worker", name)),
   ];
   expect(files.length).toBeGreaterThan(10);
   const offending: string[] = [];

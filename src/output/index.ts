@@ -32,6 +32,12 @@ export {
 } from "./redact.ts";
 export { type CleanAsOf, lookForSecrets, redactFilesIn } from "./redact-files.ts";
 export {
+  createSecretLookWorker,
+  type SecretLookWorker,
+  WORKER_LOOK_MIN_BYTES,
+  WORKER_WARM_BYTES,
+} from "./secret-look.ts";
+export {
   disposeSnapshot,
   type SnapshotOptions,
   snapshotWorkspace,

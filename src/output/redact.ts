@@ -56,9 +56,22 @@ export interface RedactorOptions {
  */
 export const isCredentialName: (name: string) => boolean = isSecretName;
 
+/** Each redactor's secrets as they were added, for `redactorSecrets`. */
+const secretsOf = new WeakMap<Redactor, string[]>();
+
+/**
+ * The secrets `redactor` was given (those that brought a form), in order: another thread builds
+ * the same redactor from them (createRedactor's `extra`). Undefined for a redactor not made by
+ * createRedactor. Not on the interface: nothing outside the runner should read them back.
+ */
+export function redactorSecrets(redactor: Pick<Redactor, "redact">): readonly string[] | undefined {
+  return secretsOf.get(redactor as Redactor);
+}
+
 /** Creates a redactor over the credential variables of `env` plus `extra`. */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const forms = new Set<string>();
+  const secrets: string[] = [];
   let pattern: RegExp | undefined;
   let dirty = false;
   let version = 0;
@@ -68,6 +81,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const before = forms.size;
     for (const form of formsOf(secret)) if (form.length >= MIN_SECRET_LENGTH) forms.add(form);
     if (forms.size !== before) {
+      secrets.push(secret);
       dirty = true;
       version++;
     }
@@ -137,7 +151,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (value !== undefined && isCredentialName(name)) add(value);
   }
   for (const value of options.extra ?? []) add(value);
-  return {
+  const redactor: Redactor = {
     redact,
     redactDeep,
     add,
@@ -146,6 +160,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       return version;
     },
   };
+  secretsOf.set(redactor, secrets);
+  return redactor;
 }
 
 function formsOf(secret: string): string[] {

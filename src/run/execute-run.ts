@@ -228,6 +228,8 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints, snapshotted: Sna
     commandCapBytes: spec.caps.commandOutputBytes,
     totalCapBytes: spec.caps.savedOutputBytes,
     linger: true,
+    // A big output's look for secrets gets its worker started while the command still runs.
+    onSize: (bytes) => ctx.savedOutputLooks.growing(bytes),
   });
   // First in the list, so released last: after the sandbox has taken its processes along.
   ctx.cleanups.unshift({ what: "the saved-output guard", dispose: async () => outputGuard.dispose() });

@@ -135,6 +135,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     };
   } finally {
     // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
+    ctx.savedOutputLooks.stop();
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});
     await ctx.transcriptSpool?.dispose();

@@ -23,6 +23,12 @@ import { closeQuietly, unlinkQuietly } from "../system/quiet-fs.ts";
 
 /** Milliseconds between two size checks of a running command's output file: 50. */
 export const OUTPUT_GUARD_INTERVAL_MS = 50;
+/**
+ * Milliseconds from the start of a command to its file's first check: 10. A big output is then
+ * seen (`onSize`) while the command has most of its run ahead of it (`seq 1 3000000`: ~3 of its
+ * 23 MB, ~60 ms before it ends), not only at the interval's first tick.
+ */
+export const OUTPUT_FIRST_CHECK_MS = 10;
 /** Milliseconds between two checks of finished commands' files (`linger`): 250. */
 export const OUTPUT_LINGER_INTERVAL_MS = 250;
 /**
@@ -42,6 +48,8 @@ export interface OutputGuardOptions {
   intervalMs?: number;
   /** Default: MAX_LINGERING_FILES. */
   maxLingering?: number;
+  /** Told each live file's size at each check (what the guard reads anyway). Its exceptions are ignored. */
+  onSize?: (bytes: number) => void;
 }
 
 /** Why a command's output was stopped, and what was kept. */
@@ -134,6 +142,11 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
     const size = sizeOf(entry.fd);
     if (size === undefined) return entry.stop;
     entry.peak = Math.max(entry.peak, size);
+    if (options.onSize) {
+      try {
+        options.onSize(size);
+      } catch {}
+    }
     const allowed = Math.min(commandCap, roomFor(entry, Math.min(size, commandCap)));
     if (size > allowed) {
       cut(entry.fd, allowed);
@@ -207,6 +220,10 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
       };
       entries.add(entry);
       schedule();
+      const first = setTimeout(() => {
+        if (entry.live && !disposed) checkLive(entry);
+      }, OUTPUT_FIRST_CHECK_MS);
+      first.unref();
       return {
         check: () => (entry.live ? checkLive(entry) : entry.stop),
         get peakBytes() {
@@ -217,6 +234,7 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
         },
         end(keep) {
           if (!entry.live) return;
+          clearTimeout(first);
           checkLive(entry);
           entry.live = false;
           entry.kept = keep;

@@ -1,0 +1,174 @@
+/**
+ * The look for secrets in a worker thread (src/output/secret-look.ts) and the run's use of it
+ * (src/run/saved-output-looks.ts): the worker's verdict is the one lookForSecrets gives on the
+ * run's own thread, under the secrets the run holds when it asks (a secret learnt later makes the
+ * verdict stale, as it does for a look on the run's thread); a big output is looked through there,
+ * not on the run's thread; a stop leaves no look unanswered. From the sources (the worker loads
+ * secret-look-worker.ts); the bundle's worker is tested through the built CLI
+ * (cli-saved-output-redacted).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, test, vi } from "vitest";
+import { createRedactor, type Redactor } from "../src/output/redact.ts";
+import { lookForSecrets } from "../src/output/redact-files.ts";
+import {
+  createSecretLookWorker,
+  WORKER_LOOK_MIN_BYTES,
+  WORKER_WARM_BYTES,
+} from "../src/output/secret-look.ts";
+import { createSavedOutputLooks } from "../src/run/saved-output-looks.ts";
+import { createOutputGuard, OUTPUT_GUARD_INTERVAL_MS } from "../src/tools/output-guard.ts";
+import { tempDir } from "./output-helpers.ts";
+
+const SECRET = "worker-look-secret-71c0a2";
+const LATER = "worker-look-later-93be14";
+
+async function outputsDir(): Promise<string> {
+  const dir = path.join(tempDir(), "tool-output");
+  await mkdir(dir);
+  return dir;
+}
+
+async function saved(dir: string, name: string, content: string): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, content, { mode: 0o600 });
+  return file;
+}
+
+/** `bytes` or a little more of lines of digits, then `tail`. */
+function output(bytes: number, tail = "the end\n"): string {
+  const line = "0123456789 line of output\n";
+  return `${line.repeat(Math.ceil(bytes / line.length))}${tail}`;
+}
+
+/** Counts the texts the run's thread redacts through `redactor` (the worker builds its own). */
+function countCalls(redactor: Redactor): () => number {
+  let calls = 0;
+  const redact = redactor.redact;
+  redactor.redact = (text, facts) => {
+    calls++;
+    return redact(text, facts);
+  };
+  return () => calls;
+}
+
+describe("the look in a worker", () => {
+  test("a clean file: the verdict the run's thread gives, under the run's secrets version", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const dir = await outputsDir();
+    const file = await saved(dir, "clean.log", output(2 * 1024 * 1024));
+    const worker = createSecretLookWorker(redactor);
+    try {
+      const seen = await worker.look(file);
+      expect(seen).toEqual(await lookForSecrets(file, redactor));
+      expect(seen?.version).toBe(redactor.version);
+    } finally {
+      worker.stop();
+    }
+  });
+
+  test("a secret, and a secret learnt after the worker started: no verdict", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const dir = await outputsDir();
+    const held = await saved(dir, "held.log", output(100_000, `key ${SECRET}\n`));
+    const later = await saved(dir, "later.log", output(100_000, `token ${LATER}\n`));
+    const worker = createSecretLookWorker(redactor);
+    try {
+      expect(await worker.look(held)).toBeUndefined();
+      // Clean under the secrets the worker was first given; not once the run learns the later one.
+      expect(await worker.look(later)).toBeDefined();
+      redactor.add(LATER);
+      expect(await worker.look(later)).toBeUndefined();
+    } finally {
+      worker.stop();
+    }
+  });
+
+  test("stopped: a look in flight answers undefined, and no look is taken after", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const dir = await outputsDir();
+    const file = await saved(dir, "big.log", output(16 * 1024 * 1024));
+    const worker = createSecretLookWorker(redactor);
+    const looking = worker.look(file);
+    expect(looking).toBeDefined();
+    worker.stop();
+    expect(await looking).toBeUndefined();
+    expect(worker.look(file)).toBeUndefined();
+  });
+
+  test("a redactor it cannot rebuild (not createRedactor's): no worker, the run's thread looks", async () => {
+    const base = createRedactor({ extra: [SECRET] });
+    const wrapped = { redact: base.redact, version: base.version };
+    const worker = createSecretLookWorker(wrapped);
+    expect(worker.warm()).toBe(false);
+    expect(worker.look("/nonexistent")).toBeUndefined();
+  });
+});
+
+describe("the run's saved-output looks", () => {
+  test("a big output is looked through in the worker, a small one on the run's thread", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const calls = countCalls(redactor);
+    const dir = await outputsDir();
+    const looks = createSavedOutputLooks(dir, redactor);
+    try {
+      const big = await saved(dir, "big.log", output(WORKER_LOOK_MIN_BYTES));
+      looks.start(big);
+      expect(await looks.found.get(big)).toBeDefined();
+      expect(calls()).toBe(0);
+      const small = await saved(dir, "small.log", output(WORKER_WARM_BYTES / 2));
+      looks.start(small);
+      expect(await looks.found.get(small)).toBeDefined();
+      expect(calls()).toBeGreaterThan(0);
+    } finally {
+      looks.stop();
+    }
+  });
+
+  test("an output seen growing past WORKER_WARM_BYTES sends the next output of that size to the worker", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const calls = countCalls(redactor);
+    const dir = await outputsDir();
+    const looks = createSavedOutputLooks(dir, redactor);
+    try {
+      looks.growing(WORKER_WARM_BYTES - 1);
+      const before = await saved(dir, "before.log", output(WORKER_WARM_BYTES));
+      looks.start(before);
+      await looks.found.get(before);
+      expect(calls()).toBeGreaterThan(0);
+      const onThread = calls();
+      looks.growing(WORKER_WARM_BYTES);
+      const after = await saved(dir, "after.log", output(WORKER_WARM_BYTES, `key ${SECRET}\n`));
+      looks.start(after);
+      expect(await looks.found.get(after)).toBeUndefined();
+      expect(calls()).toBe(onThread);
+    } finally {
+      looks.stop();
+    }
+  });
+});
+
+describe("the output guard's first check", () => {
+  test("a live file's size is told before the interval's first tick", async () => {
+    vi.useFakeTimers();
+    try {
+      const dir = await outputsDir();
+      const file = await saved(dir, "live.log", output(3 * 1024 * 1024));
+      const { openSync } = await import("node:fs");
+      const sizes: number[] = [];
+      const guard = createOutputGuard({
+        commandCapBytes: 64 * 1024 * 1024,
+        totalCapBytes: 64 * 1024 * 1024,
+        onSize: (bytes) => sizes.push(bytes),
+      });
+      const watched = guard.watch({ fd: openSync(file, "a"), path: file }, () => {});
+      await vi.advanceTimersByTimeAsync(OUTPUT_GUARD_INTERVAL_MS / 2);
+      expect(sizes[0]).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+      watched.end(true);
+      guard.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
