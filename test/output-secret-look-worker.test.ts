@@ -7,6 +7,7 @@
  * secret-look-worker.ts); the bundle's worker is tested through the built CLI
  * (cli-saved-output-redacted).
  */
+import { openSync, statSync, writeSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, test, vi } from "vitest";
@@ -18,7 +19,11 @@ import {
   WORKER_WARM_BYTES,
 } from "../src/output/secret-look.ts";
 import { createSavedOutputLooks } from "../src/run/saved-output-looks.ts";
-import { createOutputGuard, OUTPUT_GUARD_INTERVAL_MS } from "../src/tools/output-guard.ts";
+import {
+  createOutputGuard,
+  OUTPUT_FIRST_CHECK_MS,
+  OUTPUT_GUARD_INTERVAL_MS,
+} from "../src/tools/output-guard.ts";
 import { tempDir } from "./output-helpers.ts";
 
 const SECRET = "worker-look-secret-71c0a2";
@@ -150,21 +155,26 @@ describe("the run's saved-output looks", () => {
 });
 
 describe("the output guard's first check", () => {
-  test("a live file's size is told before the interval's first tick", async () => {
+  test("a live file's size is told every 10 ms at first, before the interval's first tick", async () => {
     vi.useFakeTimers();
     try {
       const dir = await outputsDir();
       const file = await saved(dir, "live.log", output(3 * 1024 * 1024));
-      const { openSync } = await import("node:fs");
       const sizes: number[] = [];
       const guard = createOutputGuard({
         commandCapBytes: 64 * 1024 * 1024,
         totalCapBytes: 64 * 1024 * 1024,
         onSize: (bytes) => sizes.push(bytes),
       });
-      const watched = guard.watch({ fd: openSync(file, "a"), path: file }, () => {});
-      await vi.advanceTimersByTimeAsync(OUTPUT_GUARD_INTERVAL_MS / 2);
-      expect(sizes[0]).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+      const fd = openSync(file, "a");
+      const watched = guard.watch({ fd, path: file }, () => {});
+      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+      expect(sizes).toEqual([statSync(file).size]);
+      // Grown after the first check: seen at the next one, still before the interval's first tick.
+      writeSync(fd, "x".repeat(1024 * 1024));
+      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+      expect(sizes.at(-1)).toBe(statSync(file).size);
+      expect(OUTPUT_FIRST_CHECK_MS * 2).toBeLessThan(OUTPUT_GUARD_INTERVAL_MS);
       watched.end(true);
       guard.dispose();
     } finally {
