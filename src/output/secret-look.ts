@@ -1,11 +1,11 @@
 /**
  * Looks for secrets in saved outputs in a worker thread (./secret-look-worker.ts), for outputs big
- * enough that the look would hold the run's own thread for long: 23 MB take ~30 ms of a core
- * alone, and on the run's thread, between the last turn and the finish phase's git processes, they
- * stretched S4's end from ~45 to ~100 ms here (docs/benchmarks.md, twenty-second session).
+ * enough that the look would hold the run's own thread for long: 23 MB take ~45-55 ms of a core
+ * here, and on the run's thread, between the last turn and the finish phase's git processes, they
+ * stretched S4's end from ~45 to ~100 ms (docs/benchmarks.md, twenty-second session).
  *
- * A worker takes ~30-50 ms to start on the other core, so the run starts it (`warm`) as soon as a
- * running command's output passes WORKER_LOOK_MIN_BYTES, while the command still runs. Each
+ * A worker takes ~30-45 ms to come online, so the run starts it (`warm`) as soon as a running
+ * command's output passes WORKER_WARM_BYTES, while the command still runs. Each
  * look answers as lookForSecrets does; when the worker cannot start or fails, its looks answer
  * undefined, which leaves the file to the finish phase's own pass (nothing is taken as clean that
  * was not seen clean).
