@@ -14,6 +14,8 @@ const SECRET = "saved-output-secret-8f3a91c2";
 const TASK = "model: anthropic:claude-sonnet-4-5\nprompt: run it\ntools: [bash]\n";
 const ENV = { DEPLOY_TOKEN: SECRET };
 const bash = (command: string) => ({ tool_calls: [{ name: "bash", arguments: { command } }] });
+/** What Node prints under NODE_DEBUG=worker when the run makes the bundle's look worker. */
+const WORKER_MADE = /create new worker \S*worker[/\\]secret-look\.cjs/;
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -27,75 +29,56 @@ async function savedOutputs(outDir: string): Promise<string[]> {
 }
 
 describe("saved outputs through the built CLI", () => {
-  test("printed by the command: redacted in the saved file", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    dirs.push(dir);
-    const run = await runScriptedCli(
-      dir,
-      TASK,
-      [bash(`seq 1 100000; echo "key ${SECRET}"`), { text: "done" }],
-      { env: ENV },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const [saved] = await savedOutputs(run.outDir);
-    expect(saved).toContain("\n99999\n100000\nkey ***\n");
-    expect(saved).not.toContain(SECRET);
-  });
+  // A small output is looked through on the run's thread; one past WORKER_WARM_BYTES while it runs
+  // in the bundle's worker (dist/worker/secret-look.cjs; NODE_DEBUG=worker has Node say when one
+  // is made).
+  const sizes = [
+    { size: "0.6 MB", lines: 100_000, wait: "", worker: false },
+    { size: "6.9 MB, looked through in the worker", lines: 1_000_000, wait: "; sleep 0.1", worker: true },
+  ] as const;
+
+  test.for(sizes)(
+    "printed by the command ($size): redacted in the saved file",
+    async ({ lines, wait, worker }) => {
+      const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+      dirs.push(dir);
+      const run = await runScriptedCli(
+        dir,
+        TASK,
+        [bash(`seq 1 ${lines}${wait}; echo "key ${SECRET}"`), { text: "done" }],
+        { env: { ...ENV, ...(worker && { NODE_DEBUG: "worker" }) } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      if (worker) expect(run.stderr).toMatch(WORKER_MADE);
+      const [saved] = await savedOutputs(run.outDir);
+      expect(saved).toContain(`\n${lines - 1}\n${lines}\nkey ***\n`);
+      expect(saved).not.toContain(SECRET);
+    },
+  );
 
   // Without the sandbox: inside it the outputs folder is read-only. (A process the command left
-  // that appends to its output is cut back by the output guard; a rewrite in place is not.)
-  test("without the sandbox, rewritten in place by a later command: redacted too", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    dirs.push(dir);
-    const rewrite = `f=$(ls .agent-run/tool-output/*call_1_*); chmod u+w "$f"; printf '${SECRET}\\n' | dd of="$f" conv=notrunc 2>/dev/null`;
-    const run = await runScriptedCli(
-      dir,
-      `${TASK}sandbox: off\n`,
-      [bash("seq 1 100000"), bash(rewrite), { text: "done" }],
-      { env: ENV },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const [saved] = await savedOutputs(run.outDir);
-    expect(saved?.startsWith("***\n")).toBe(true);
-    expect(saved).toContain("\n100000\n");
-    expect(saved).not.toContain(SECRET);
-  });
-
-  // Past WORKER_WARM_BYTES while it runs, the output is looked through in the bundle's worker
-  // (dist/worker/secret-look.cjs; NODE_DEBUG=worker has Node say when one is made).
-  test("a big output printed with a secret at its end: the worker looks, the file is redacted", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    dirs.push(dir);
-    const run = await runScriptedCli(
-      dir,
-      TASK,
-      [bash(`seq 1 1000000; sleep 0.1; echo "key ${SECRET}"`), { text: "done" }],
-      { env: { ...ENV, NODE_DEBUG: "worker" } },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/create new worker \S*worker[/\\]secret-look\.cjs/);
-    const [saved] = await savedOutputs(run.outDir);
-    expect(saved).toContain("\n999999\n1000000\nkey ***\n");
-    expect(saved).not.toContain(SECRET);
-  });
-
-  test("without the sandbox, a big output the worker found clean, rewritten by a later command: redacted", async () => {
-    const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
-    dirs.push(dir);
-    const rewrite = `f=$(ls .agent-run/tool-output/*call_1_*); chmod u+w "$f"; printf '${SECRET}\\n' | dd of="$f" conv=notrunc 2>/dev/null`;
-    const run = await runScriptedCli(
-      dir,
-      `${TASK}sandbox: off\n`,
-      [bash("seq 1 1000000; sleep 0.1"), bash(rewrite), { text: "done" }],
-      { env: { ...ENV, NODE_DEBUG: "worker" } },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/create new worker \S*worker[/\\]secret-look\.cjs/);
-    const [saved] = await savedOutputs(run.outDir);
-    expect(saved?.startsWith("***\n")).toBe(true);
-    expect(saved).toContain("\n1000000\n");
-    expect(saved).not.toContain(SECRET);
-  });
+  // that appends to its output is cut back by the output guard; a rewrite in place is not.) The
+  // look taken as the command ended found the file clean; the finish phase reads it again.
+  test.for(sizes)(
+    "without the sandbox, rewritten in place by a later command ($size): redacted too",
+    async ({ lines, wait, worker }) => {
+      const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+      dirs.push(dir);
+      const rewrite = `f=$(ls .agent-run/tool-output/*call_1_*); chmod u+w "$f"; printf '${SECRET}\\n' | dd of="$f" conv=notrunc 2>/dev/null`;
+      const run = await runScriptedCli(
+        dir,
+        `${TASK}sandbox: off\n`,
+        [bash(`seq 1 ${lines}${wait}`), bash(rewrite), { text: "done" }],
+        { env: { ...ENV, ...(worker && { NODE_DEBUG: "worker" }) } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      if (worker) expect(run.stderr).toMatch(WORKER_MADE);
+      const [saved] = await savedOutputs(run.outDir);
+      expect(saved?.startsWith("***\n")).toBe(true);
+      expect(saved).toContain(`\n${lines}\n`);
+      expect(saved).not.toContain(SECRET);
+    },
+  );
 
   test("holding no secret: left as the command wrote it", async () => {
     const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });

@@ -111,12 +111,17 @@ describe("the look in a worker", () => {
   });
 });
 
+/** The run's looks over a fresh tool-output folder, and how many texts the run's thread redacted. */
+async function runLooks() {
+  const redactor = createRedactor({ extra: [SECRET] });
+  const calls = countCalls(redactor);
+  const dir = await outputsDir();
+  return { dir, looks: createSavedOutputLooks(dir, redactor), calls };
+}
+
 describe("the run's saved-output looks", () => {
   test("a big output is looked through in the worker, a small one on the run's thread", async () => {
-    const redactor = createRedactor({ extra: [SECRET] });
-    const calls = countCalls(redactor);
-    const dir = await outputsDir();
-    const looks = createSavedOutputLooks(dir, redactor);
+    const { dir, looks, calls } = await runLooks();
     try {
       const big = await saved(dir, "big.log", output(WORKER_LOOK_MIN_BYTES));
       looks.start(big);
@@ -132,10 +137,7 @@ describe("the run's saved-output looks", () => {
   });
 
   test("an output seen growing past WORKER_WARM_BYTES sends the next output of that size to the worker", async () => {
-    const redactor = createRedactor({ extra: [SECRET] });
-    const calls = countCalls(redactor);
-    const dir = await outputsDir();
-    const looks = createSavedOutputLooks(dir, redactor);
+    const { dir, looks, calls } = await runLooks();
     try {
       looks.growing(WORKER_WARM_BYTES - 1);
       const before = await saved(dir, "before.log", output(WORKER_WARM_BYTES));
