@@ -7,9 +7,12 @@
  * secret-look-worker.ts); the bundle's worker is tested through the built CLI
  * (cli-saved-output-redacted).
  */
-import { openSync, statSync, writeSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { openSync, readdirSync, readlinkSync, statSync, writeSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, test, vi } from "vitest";
 import { createRedactor, type Redactor } from "../src/output/redact.ts";
 import { lookForSecrets } from "../src/output/redact-files.ts";
@@ -42,6 +45,17 @@ async function saved(dir: string, name: string, content: string): Promise<string
 }
 
 /** `bytes` or a little more of lines of digits, then `tail`. */
+/** Whether this process (any of its threads) has `file` open. */
+function openHere(file: string): boolean {
+  return readdirSync("/proc/self/fd").some((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  });
+}
+
 function output(bytes: number, tail = "the end\n"): string {
   const line = "0123456789 line of output\n";
   return `${line.repeat(Math.ceil(bytes / line.length))}${tail}`;
@@ -100,6 +114,45 @@ describe("the look in a worker", () => {
     worker.stop();
     expect(await looking).toBeUndefined();
     expect(worker.look(file)).toBeUndefined();
+  });
+
+  test("a stop resolves once the worker has closed the file it was reading (a full disk frees it next)", async () => {
+    const redactor = createRedactor({ extra: [SECRET] });
+    const dir = await outputsDir();
+    const file = await saved(dir, "held.log", output(48 * 1024 * 1024));
+    const worker = createSecretLookWorker(redactor);
+    const looking = worker.look(file);
+    const opened = Date.now();
+    while (!openHere(file)) {
+      expect(Date.now() - opened).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await worker.stop();
+    expect(openHere(file)).toBe(false);
+    expect(await looking).toBeUndefined();
+  });
+
+  test("a process with nothing else to do waits for the stop it awaits (no exit 13, its outputs unwritten)", async () => {
+    const dir = await outputsDir();
+    const file = await saved(dir, "awaited.log", output(48 * 1024 * 1024));
+    const script = path.join(dir, "..", "await-stop.mjs");
+    const source = (relative: string) => JSON.stringify(fileURLToPath(new URL(relative, import.meta.url)));
+    await writeFile(
+      script,
+      `import { readdirSync, readlinkSync } from "node:fs";
+import { createRedactor } from ${source("../src/output/redact.ts")};
+import { createSecretLookWorker } from ${source("../src/output/secret-look.ts")};
+const file = process.argv[2];
+const open = () => readdirSync("/proc/self/fd").some((fd) => { try { return readlinkSync("/proc/self/fd/" + fd) === file; } catch { return false; } });
+const worker = createSecretLookWorker(createRedactor({ extra: [${JSON.stringify(SECRET)}] }));
+void worker.look(file);
+while (!open()) await new Promise((resolve) => setTimeout(resolve, 1));
+await worker.stop();
+console.log(open() ? "still open" : "closed");
+`,
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [script, file], { timeout: 30_000 });
+    expect(stdout.trim()).toBe("closed");
   });
 
   test("a redactor it cannot rebuild (not createRedactor's): no worker, the run's thread looks", async () => {
@@ -177,6 +230,63 @@ describe("the output guard's first check", () => {
       await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
       expect(sizes.at(-1)).toBe(statSync(file).size);
       expect(OUTPUT_FIRST_CHECK_MS * 2).toBeLessThan(OUTPUT_GUARD_INTERVAL_MS);
+      watched.end(true);
+      guard.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("the first checks count from the file's first byte: a command that waited for its sandbox still gets them", async () => {
+    vi.useFakeTimers();
+    try {
+      const dir = await outputsDir();
+      const file = await saved(dir, "late.log", "");
+      const sizes: number[] = [];
+      // No interval tick in the test's time: only the first checks report.
+      const guard = createOutputGuard({
+        commandCapBytes: 64 * 1024 * 1024,
+        totalCapBytes: 64 * 1024 * 1024,
+        intervalMs: 60_000,
+        onSize: (bytes) => sizes.push(bytes),
+      });
+      const fd = openSync(file, "a");
+      const watched = guard.watch({ fd, path: file }, () => {});
+      // The session takes 60 ms to start: six checks of an empty file.
+      await vi.advanceTimersByTimeAsync(6 * OUTPUT_FIRST_CHECK_MS);
+      expect(sizes).toEqual([0, 0, 0, 0, 0, 0]);
+      writeSync(fd, "x".repeat(2 * 1024 * 1024));
+      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+      expect(sizes.at(-1)).toBe(2 * 1024 * 1024);
+      // Four checks that saw bytes, then the interval alone.
+      await vi.advanceTimersByTimeAsync(3 * OUTPUT_FIRST_CHECK_MS);
+      expect(sizes).toHaveLength(10);
+      writeSync(fd, "x".repeat(1024));
+      await vi.advanceTimersByTimeAsync(5 * OUTPUT_FIRST_CHECK_MS);
+      expect(sizes).toHaveLength(10);
+      watched.end(true);
+      guard.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("a file that stays empty is checked early for a second at most", async () => {
+    vi.useFakeTimers();
+    try {
+      const dir = await outputsDir();
+      const file = await saved(dir, "quiet.log", "");
+      const sizes: number[] = [];
+      const guard = createOutputGuard({
+        commandCapBytes: 64 * 1024 * 1024,
+        totalCapBytes: 64 * 1024 * 1024,
+        intervalMs: 60_000,
+        onSize: (bytes) => sizes.push(bytes),
+      });
+      const fd = openSync(file, "a");
+      const watched = guard.watch({ fd, path: file }, () => {});
+      await vi.advanceTimersByTimeAsync(3000);
+      expect(sizes).toHaveLength(1000 / OUTPUT_FIRST_CHECK_MS);
       watched.end(true);
       guard.dispose();
     } finally {

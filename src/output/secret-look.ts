@@ -43,15 +43,36 @@ export interface SecretLookWorker {
   readonly warmed: boolean;
   /** The look at `file` in the worker (started if needed); undefined when it cannot run there. */
   look(file: string): Promise<CleanAsOf | undefined> | undefined;
-  /** Stops its looks (they answer undefined) and lets the worker end. */
-  stop(): void;
+  /**
+   * Stops its looks (they answer undefined at once) and lets the worker end; resolves once it has,
+   * the files it was reading closed, or after STOP_WAIT_MS. Never rejects.
+   */
+  stop(): Promise<void>;
 }
+
+/**
+ * How long `stop` waits for the worker to end: 2 s. A look stops between two pieces of 1 MiB, so
+ * it ends within milliseconds; the bound is for a worker that never gets to read its messages.
+ */
+export const STOP_WAIT_MS = 2000;
 
 export function createSecretLookWorker(redactor: Pick<Redactor, "redact" | "version">): SecretLookWorker {
   let worker: Worker | undefined;
   let failed = false;
   let stopped = false;
   let nextId = 0;
+  /** Whether the worker keeps the process alive now. */
+  let held = false;
+  /** Whether a stop waits for the worker's end (it is then held until that end). */
+  let stopping = false;
+  const hold = (on: boolean) => {
+    if (!worker || held === on) return;
+    held = on;
+    if (on) worker.ref();
+    else worker.unref();
+  };
+  /** Resolves when the worker has ended (at once while there is none). */
+  let ended: Promise<void> = Promise.resolve();
   const pending = new Map<number, (seen: CleanAsOf | undefined) => void>();
   const settleAll = () => {
     for (const resolve of pending.values()) resolve(undefined);
@@ -71,7 +92,8 @@ export function createSecretLookWorker(redactor: Pick<Redactor, "redact" | "vers
       failed = true;
       return undefined;
     }
-    // Never what keeps the process alive; the finish phase waits for the looks it needs itself.
+    // What keeps the process alive only while a look or a stop waits for it (`hold`): a run whose
+    // end awaits a look's answer must not find its event loop empty and exit (code 13, no outputs).
     worker.unref();
     // Whatever the worker prints (a warning of Node's) is not the run's output.
     worker.stdout.resume();
@@ -79,6 +101,7 @@ export function createSecretLookWorker(redactor: Pick<Redactor, "redact" | "vers
     worker.on("message", (reply: LookReply) => {
       pending.get(reply.id)?.(reply.seen);
       pending.delete(reply.id);
+      if (pending.size === 0 && !stopping) hold(false);
     });
     const gone = () => {
       failed = true;
@@ -86,6 +109,8 @@ export function createSecretLookWorker(redactor: Pick<Redactor, "redact" | "vers
     };
     worker.on("error", gone);
     worker.on("exit", gone);
+    const started = worker;
+    ended = new Promise((resolve) => started.once("exit", () => resolve()));
     return worker;
   };
 
@@ -102,14 +127,27 @@ export function createSecretLookWorker(redactor: Pick<Redactor, "redact" | "vers
       const seen = new Promise<CleanAsOf | undefined>((resolve) => pending.set(id, resolve));
       const request: LookRequest = { type: "look", id, file, secrets, version: redactor.version };
       running.postMessage(request);
+      hold(true);
       return seen;
     },
     stop() {
-      if (stopped) return;
-      stopped = true;
-      settleAll();
-      const stop: LookRequest = { type: "stop" };
-      worker?.postMessage(stop);
+      if (!stopped) {
+        stopped = true;
+        settleAll();
+        const stop: LookRequest = { type: "stop" };
+        worker?.postMessage(stop);
+      }
+      stopping = true;
+      hold(true);
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STOP_WAIT_MS);
+        timer.unref();
+      });
+      return Promise.race([ended, waited]).finally(() => {
+        clearTimeout(timer);
+        hold(false);
+      });
     },
   };
 }

@@ -57,9 +57,8 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     });
     // On a full disk those files give way to the outputs: the redaction lets go of them first.
     const letGo = async () => {
-      ctx.savedOutputLooks.stop();
       stopRedacting.abort();
-      await redactingSaved;
+      await Promise.all([ctx.savedOutputLooks.stop(), redactingSaved]);
       // The transcript's temp file goes too (the transcript is then written whole, last).
       await ctx.transcriptSpool?.dispose();
     };
@@ -138,7 +137,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     };
   } finally {
     // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
-    ctx.savedOutputLooks.stop();
+    void ctx.savedOutputLooks.stop();
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});
     await ctx.transcriptSpool?.dispose();

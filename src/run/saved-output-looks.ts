@@ -23,8 +23,11 @@ export interface SavedOutputLooks {
   growing(bytes: number): void;
   /** The looks by path, for redactFilesIn. */
   readonly found: ReadonlyMap<string, Promise<CleanAsOf | undefined>>;
-  /** Stops the looks still reading (the finish phase lets go of the files) and lets the worker end. */
-  stop(): void;
+  /**
+   * Stops the looks still reading and lets the worker end; resolves once they have closed their
+   * files (a full disk's outputs wait for that before the files are removed). Never rejects.
+   */
+  stop(): Promise<void>;
 }
 
 export function createSavedOutputLooks(
@@ -49,9 +52,9 @@ export function createSavedOutputLooks(
       if (bytes >= WORKER_WARM_BYTES && !stopper.signal.aborted) worker.warm();
     },
     found,
-    stop() {
+    async stop() {
       stopper.abort();
-      worker.stop();
+      await Promise.allSettled([worker.stop(), ...found.values()]);
     },
   };
 }

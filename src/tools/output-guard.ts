@@ -24,14 +24,20 @@ import { closeQuietly, unlinkQuietly } from "../system/quiet-fs.ts";
 /** Milliseconds between two size checks of a running command's output file: 50. */
 export const OUTPUT_GUARD_INTERVAL_MS = 50;
 /**
- * Milliseconds between the checks of a command's file in its first 40 ms (then every
+ * Milliseconds between the checks of a command's file in its first 40 ms of output (then every
  * OUTPUT_GUARD_INTERVAL_MS): 10. A big output is then seen (`onSize`) while the command has most
  * of its run ahead of it, not only at the interval's first tick (`seq 1 3000000` in bubblewrap
- * writes its 22.9 MB in ~70 ms, little of it in the first 10).
+ * writes its 22.9 MB in ~60 ms, little of it in the first 10).
  */
 export const OUTPUT_FIRST_CHECK_MS = 10;
-/** Checks every OUTPUT_FIRST_CHECK_MS before the interval takes over: 4. */
+/**
+ * Checks every OUTPUT_FIRST_CHECK_MS that see the file hold bytes before the interval takes over:
+ * 4. Counted from the first byte, since a command may first wait for the sandbox session's start
+ * (40-70 ms here), which used them all up on an empty file.
+ */
 const FIRST_CHECKS = 4;
+/** Early checks at most, however long the file stays empty: 100 (1 s). */
+const FIRST_CHECKS_EMPTY = 100;
 /** Milliseconds between two checks of finished commands' files (`linger`): 250. */
 export const OUTPUT_LINGER_INTERVAL_MS = 250;
 /**
@@ -224,9 +230,13 @@ export function createOutputGuard(options: OutputGuardOptions): OutputGuard {
       entries.add(entry);
       schedule();
       let firstChecks = 0;
+      let emptyChecks = 0;
       const first = setInterval(() => {
-        if (++firstChecks >= FIRST_CHECKS || !entry.live || disposed) clearInterval(first);
         if (entry.live && !disposed) checkLive(entry);
+        if (entry.peak > 0) firstChecks++;
+        else emptyChecks++;
+        if (firstChecks >= FIRST_CHECKS || emptyChecks >= FIRST_CHECKS_EMPTY || !entry.live || disposed)
+          clearInterval(first);
       }, OUTPUT_FIRST_CHECK_MS);
       first.unref();
       return {
