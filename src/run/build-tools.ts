@@ -144,6 +144,8 @@ export interface BuildToolsOptions {
   bashPrepare?: BashPrepare & { run?: BashOperations["run"] };
   /** Bounds the bash tool's saved outputs (`caps.command_output`, `caps.saved_outputs`): the run's. */
   outputGuard?: OutputGuard;
+  /** Told a bash command's saved output file that will be kept, as soon as the command ended. */
+  onOutputKept?: (file: string) => void;
   /**
    * The file tools' operations (the run's sandbox session, see sandbox-setup.ts). Default: each
    * tool's own, race-safe in the runner's process.
@@ -194,6 +196,7 @@ function buildTool(
         ...(options.bashPrepare && { prepare: options.bashPrepare }),
         ...(options.bashPrepare?.run && { operations: { run: options.bashPrepare.run } }),
         ...(options.outputGuard && { outputGuard: options.outputGuard }),
+        ...(options.onOutputKept && { onOutputKept: options.onOutputKept }),
       });
     case "read":
       return createReadTool(workspace, { ...bounds, ...files });

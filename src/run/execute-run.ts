@@ -236,6 +236,9 @@ function createAgent(ctx: RunContext, checkpoints: Checkpoints, snapshotted: Sna
   const specTools = buildTools(task, workspace, ctx.outputs.dir, ctx.commandEnv, {
     ...(sandbox.bashPrepare && { bashPrepare: sandbox.bashPrepare }),
     outputGuard,
+    // A kept output's look for secrets starts as its command ends, beside the tool's reading of
+    // its view, not after it (the tool_execution_end below is then a no-op for that file).
+    onOutputKept: (file) => ctx.savedOutputLooks.start(file),
     ...(sandbox.fileOperations && { fileOperations: sandbox.fileOperations }),
   });
   const tools = waitingForCheckpoints([...specTools, ...ctx.runnerTools], checkpoints, snapshotted);

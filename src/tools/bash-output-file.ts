@@ -5,7 +5,8 @@
  * The view is the same as the in-memory one (bash-output.ts): the first and the last `maxBytes`
  * bytes are read at their offsets (everything when the file holds at most twice that), and lines
  * are counted in one pass over the file in fixed-size chunks through one reused buffer, resumed
- * where the previous view stopped. Memory is O(maxBytes) whatever the size of the file.
+ * where the previous count stopped. `count` advances it while the command still writes, so the
+ * final view reads only what came last. Memory is O(maxBytes) whatever the size of the file.
  *
  * A command that reopens its own output (`echo x > /dev/stderr` opens /proc/self/fd/2 anew, with
  * O_TRUNC) would truncate the file. So the file is made read-only once both descriptors are open:
@@ -41,6 +42,8 @@ export interface OutputFile {
   view(): Promise<BashOutputView>;
   /** The view, or undefined when the file has not changed size since the last view. */
   viewIfChanged(): Promise<BashOutputView | undefined>;
+  /** Counts the lines the file holds now; resolves true when it had grown since the last count. */
+  count(): Promise<boolean>;
   /**
    * Closes both descriptors; the file is kept when `keep`, deleted otherwise. With `handedOver`,
    * only the reader is closed: the writer and the file belong to an output guard (output-guard.ts).
@@ -86,13 +89,15 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
   let lastByte = -1;
   let viewedSize = 0;
 
-  const scanTo = async (size: number) => {
+  const scanToEnd = async () => {
+    const size = fstatSync(reader).size;
     // The command truncated its own output (see the module comment): count again from the start.
     if (size < scanned) {
       scanned = 0;
       newlines = 0;
       lastByte = -1;
     }
+    const from = scanned;
     while (scanned < size) {
       scratch ??= Buffer.allocUnsafe(OUTPUT_SCAN_CHUNK_BYTES);
       const length = Math.min(scratch.length, size - scanned);
@@ -103,11 +108,19 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       lastByte = chunk[bytesRead - 1]!;
       scanned += bytesRead;
     }
+    return scanned !== from;
+  };
+  // One count at a time (they share the buffer and the position): each from where the last stopped.
+  let counting: Promise<unknown> = Promise.resolve();
+  const countNow = (): Promise<boolean> => {
+    const next = counting.then(scanToEnd);
+    counting = next.catch(() => {});
+    return next;
   };
 
   // The two ends are read into one buffer reused by every view: head, then tail, or the whole.
   // Each end holds the whole byte budget (at least truncate.ts's minimum of 16).
-  const end = Math.max(16, Math.floor(options.maxBytes));
+  const end = endBytes(options.maxBytes);
   let window: Buffer | undefined;
   const readAt = async (into: number, position: number, length: number): Promise<Buffer> => {
     window ??= Buffer.allocUnsafe(end * 2);
@@ -120,11 +133,11 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
     return window.subarray(into, into + filled);
   };
 
-  const viewOf = async (size: number): Promise<BashOutputView> => {
-    await scanTo(size);
-    viewedSize = size;
+  const viewNow = async (): Promise<BashOutputView> => {
+    await countNow();
     const total = scanned;
-    const whole = total <= end * 2;
+    viewedSize = total;
+    const whole = shownWhole(total, options.maxBytes);
     const head = await readAt(0, 0, whole ? total : end);
     const tail = whole ? Buffer.alloc(0) : await readAt(end, total - end, end);
     return headTailView(
@@ -143,13 +156,11 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
   return {
     path,
     fd: writer,
-    async view() {
-      return viewOf(fstatSync(reader).size);
-    },
+    view: viewNow,
     async viewIfChanged() {
-      const { size } = fstatSync(reader);
-      return size === viewedSize ? undefined : viewOf(size);
+      return fstatSync(reader).size === viewedSize ? undefined : viewNow();
     },
+    count: countNow,
     async finish(keep, handedOver) {
       closeQuietly(reader);
       if (handedOver) return;
@@ -157,6 +168,16 @@ export async function createOutputFile(options: OutputFileOptions): Promise<Outp
       if (!keep) unlinkQuietly(path);
     },
   };
+}
+
+/** Bytes read at each end of an output for its view: `maxBytes`, at least truncate.ts's minimum of 16. */
+function endBytes(maxBytes: number): number {
+  return Math.max(16, Math.floor(maxBytes));
+}
+
+/** Whether an output of `size` bytes is read whole for its view (else it is cut, and its file kept). */
+export function shownWhole(size: number, maxBytes: number): boolean {
+  return size <= endBytes(maxBytes) * 2;
 }
 
 /**

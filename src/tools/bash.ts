@@ -84,6 +84,12 @@ export interface BashToolOptions {
   outputGuard?: OutputGuard;
   /** Bytes one command's saved output may hold when no `outputGuard` is given. Default: 32 MiB. */
   maxSavedOutputBytes?: number;
+  /**
+   * Told a command's saved output file as soon as the command has ended when it is big enough to be
+   * kept as the full output, before the tool reads its view (bash-capture.ts). Its exceptions are
+   * ignored.
+   */
+  onOutputKept?: (file: string) => void;
   /** Milliseconds between SIGTERM and SIGKILL on timeout or abort. Default: 2000. */
   killGraceMs?: number;
   /** Where the command runs (`run`). Default: runProcess in the runner's process. */
@@ -194,6 +200,7 @@ export function createBashTool(
           spillDir: options.spillDir ?? tmpdir(),
           spillName: `agent-run-bash-${toolCallId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 40) || "call"}`,
           guard,
+          ...(options.onOutputKept && { onKept: options.onOutputKept }),
           onView: (partial) =>
             onUpdate({
               content: [{ type: "text", text: partial.text }],
