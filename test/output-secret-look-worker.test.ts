@@ -13,7 +13,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describe, expect, test, vi } from "vitest";
+import { afterEach, describe, expect, test, vi } from "vitest";
 import { createRedactor, type Redactor } from "../src/output/redact.ts";
 import { lookForSecrets } from "../src/output/redact-files.ts";
 import {
@@ -209,88 +209,72 @@ describe("the run's saved-output looks", () => {
   });
 });
 
-describe("the output guard's first check", () => {
-  test("a live file's size is told every 10 ms at first, before the interval's first tick", async () => {
-    vi.useFakeTimers();
-    try {
-      const dir = await outputsDir();
-      const file = await saved(dir, "live.log", output(3 * 1024 * 1024));
-      const sizes: number[] = [];
-      const guard = createOutputGuard({
-        commandCapBytes: 64 * 1024 * 1024,
-        totalCapBytes: 64 * 1024 * 1024,
-        onSize: (bytes) => sizes.push(bytes),
-      });
-      const fd = openSync(file, "a");
-      const watched = guard.watch({ fd, path: file }, () => {});
-      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
-      expect(sizes).toEqual([statSync(file).size]);
-      // Grown after the first check: seen at the next one, still before the interval's first tick.
-      writeSync(fd, "x".repeat(1024 * 1024));
-      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
-      expect(sizes.at(-1)).toBe(statSync(file).size);
-      expect(OUTPUT_FIRST_CHECK_MS * 2).toBeLessThan(OUTPUT_GUARD_INTERVAL_MS);
+/**
+ * A guard watching a saved output of `content`, under fake timers, with the sizes its checks told;
+ * `intervalMs` far off leaves only the first checks to report. `end` lets go of all of it.
+ */
+async function watchedOutput(name: string, content: string, intervalMs?: number) {
+  vi.useFakeTimers();
+  const file = await saved(await outputsDir(), name, content);
+  const sizes: number[] = [];
+  const guard = createOutputGuard({
+    commandCapBytes: 64 * 1024 * 1024,
+    totalCapBytes: 64 * 1024 * 1024,
+    ...(intervalMs !== undefined && { intervalMs }),
+    onSize: (bytes) => sizes.push(bytes),
+  });
+  const fd = openSync(file, "a");
+  const watched = guard.watch({ fd, path: file }, () => {});
+  return {
+    file,
+    fd,
+    sizes,
+    end() {
       watched.end(true);
       guard.dispose();
-    } finally {
       vi.useRealTimers();
-    }
+    },
+  };
+}
+
+describe("the output guard's first check", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  test("a live file's size is told every 10 ms at first, before the interval's first tick", async () => {
+    const { file, fd, sizes, end } = await watchedOutput("live.log", output(3 * 1024 * 1024));
+    await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+    expect(sizes).toEqual([statSync(file).size]);
+    // Grown after the first check: seen at the next one, still before the interval's first tick.
+    writeSync(fd, "x".repeat(1024 * 1024));
+    await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+    expect(sizes.at(-1)).toBe(statSync(file).size);
+    expect(OUTPUT_FIRST_CHECK_MS * 2).toBeLessThan(OUTPUT_GUARD_INTERVAL_MS);
+    end();
   });
 
   test("the first checks count from the file's first byte: a command that waited for its sandbox still gets them", async () => {
-    vi.useFakeTimers();
-    try {
-      const dir = await outputsDir();
-      const file = await saved(dir, "late.log", "");
-      const sizes: number[] = [];
-      // No interval tick in the test's time: only the first checks report.
-      const guard = createOutputGuard({
-        commandCapBytes: 64 * 1024 * 1024,
-        totalCapBytes: 64 * 1024 * 1024,
-        intervalMs: 60_000,
-        onSize: (bytes) => sizes.push(bytes),
-      });
-      const fd = openSync(file, "a");
-      const watched = guard.watch({ fd, path: file }, () => {});
-      // The session takes 60 ms to start: six checks of an empty file.
-      await vi.advanceTimersByTimeAsync(6 * OUTPUT_FIRST_CHECK_MS);
-      expect(sizes).toEqual([0, 0, 0, 0, 0, 0]);
-      writeSync(fd, "x".repeat(2 * 1024 * 1024));
-      await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
-      expect(sizes.at(-1)).toBe(2 * 1024 * 1024);
-      // Four checks that saw bytes, then the interval alone.
-      await vi.advanceTimersByTimeAsync(3 * OUTPUT_FIRST_CHECK_MS);
-      expect(sizes).toHaveLength(10);
-      writeSync(fd, "x".repeat(1024));
-      await vi.advanceTimersByTimeAsync(5 * OUTPUT_FIRST_CHECK_MS);
-      expect(sizes).toHaveLength(10);
-      watched.end(true);
-      guard.dispose();
-    } finally {
-      vi.useRealTimers();
-    }
+    const { fd, sizes, end } = await watchedOutput("late.log", "", 60_000);
+    // The session takes 60 ms to start: six checks of an empty file.
+    await vi.advanceTimersByTimeAsync(6 * OUTPUT_FIRST_CHECK_MS);
+    expect(sizes).toEqual([0, 0, 0, 0, 0, 0]);
+    writeSync(fd, "x".repeat(2 * 1024 * 1024));
+    await vi.advanceTimersByTimeAsync(OUTPUT_FIRST_CHECK_MS);
+    expect(sizes.at(-1)).toBe(2 * 1024 * 1024);
+    // Four checks that saw bytes, then the interval alone.
+    await vi.advanceTimersByTimeAsync(3 * OUTPUT_FIRST_CHECK_MS);
+    expect(sizes).toHaveLength(10);
+    writeSync(fd, "x".repeat(1024));
+    await vi.advanceTimersByTimeAsync(5 * OUTPUT_FIRST_CHECK_MS);
+    expect(sizes).toHaveLength(10);
+    end();
   });
 
   test("a file that stays empty is checked early for a second at most", async () => {
-    vi.useFakeTimers();
-    try {
-      const dir = await outputsDir();
-      const file = await saved(dir, "quiet.log", "");
-      const sizes: number[] = [];
-      const guard = createOutputGuard({
-        commandCapBytes: 64 * 1024 * 1024,
-        totalCapBytes: 64 * 1024 * 1024,
-        intervalMs: 60_000,
-        onSize: (bytes) => sizes.push(bytes),
-      });
-      const fd = openSync(file, "a");
-      const watched = guard.watch({ fd, path: file }, () => {});
-      await vi.advanceTimersByTimeAsync(3000);
-      expect(sizes).toHaveLength(1000 / OUTPUT_FIRST_CHECK_MS);
-      watched.end(true);
-      guard.dispose();
-    } finally {
-      vi.useRealTimers();
-    }
+    const { sizes, end } = await watchedOutput("quiet.log", "", 60_000);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(sizes).toHaveLength(1000 / OUTPUT_FIRST_CHECK_MS);
+    end();
   });
 });
