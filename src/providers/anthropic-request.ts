@@ -7,9 +7,11 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { StreamRequest } from "../core/provider.ts";
-import type { ImageContent, TextContent, ThinkingLevel } from "../core/types.ts";
+import type { AgentMessage, ImageContent, TextContent, ThinkingLevel } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
 import { SDK_MODELS, undated } from "./sdk-models.ts";
+import { bodyBytes, itemBytes, perMessage } from "./wire-json.ts";
+import type { Json } from "./wire-utils.ts";
 
 /** Default `max_tokens` when the model sets no `maxOutputTokens`. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 16_384;
@@ -47,7 +49,7 @@ const CACHE = { type: "ephemeral" } as const;
 /**
  * Maps a core request to Messages API parameters. Prompt caching: breakpoints on the system prompt,
  * the last tool and the last two user turns (4, Anthropic's maximum), so each turn reads what the
- * previous one wrote.
+ * previous one wrote. The blocks are kept for later requests (./wire-json.ts): not to be changed.
  */
 export function buildAnthropicParams(request: StreamRequest): MessageCreateParamsStreaming {
   const { model, thinkingLevel } = request;
@@ -88,54 +90,84 @@ export function buildAnthropicParams(request: StreamRequest): MessageCreateParam
   return params;
 }
 
+/** `JSON.stringify(params)` as UTF-8, each block serialised once for the whole run (./wire-json.ts). */
+export function anthropicBodyBytes(params: MessageCreateParamsStreaming): Buffer {
+  return bodyBytes(params as unknown as Json, "messages", addMessage);
+}
+
+const OPEN_USER = Buffer.from('{"role":"user","content":[');
+const OPEN_ASSISTANT = Buffer.from('{"role":"assistant","content":[');
+const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]}");
+
+/** A message as toAnthropicMessages makes them: a role and its blocks, nothing else. */
+function addMessage(message: MessageParam, pieces: Buffer[]): void {
+  const open =
+    message.role === "user" ? OPEN_USER : message.role === "assistant" ? OPEN_ASSISTANT : undefined;
+  if (!open || !Array.isArray(message.content)) {
+    pieces.push(Buffer.from(JSON.stringify(message)));
+    return;
+  }
+  pieces.push(open);
+  message.content.forEach((block, index) => {
+    if (index > 0) pieces.push(COMMA);
+    pieces.push(itemBytes(block));
+  });
+  pieces.push(CLOSE);
+}
+
 function toAnthropicMessages(request: StreamRequest): MessageParam[] {
   const out: MessageParam[] = [];
-  const push = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
-    if (blocks.length === 0) return;
+  for (const message of request.messages) {
+    const blocks = perMessage(BLOCKS, message, () => blocksOf(message));
+    if (blocks.length === 0) continue;
+    const role = message.role === "assistant" ? "assistant" : "user";
+    // The kept blocks go into arrays of this request's own: merging and marking change those.
     const last = out.at(-1);
     if (last && last.role === role && Array.isArray(last.content)) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
-  };
-  for (const message of request.messages) {
-    if (message.role === "user") {
-      push(
-        "user",
-        typeof message.content === "string" ? textBlocks(message.content) : parts(message.content),
-      );
-    } else if (message.role === "toolResult") {
-      const content = parts(message.content);
-      push("user", [
-        {
-          type: "tool_result",
-          tool_use_id: safeId(message.toolCallId),
-          content: content.length > 0 ? (content as (TextBlockParam | ImageBlockParam)[]) : "(no output)",
-          is_error: message.isError,
-        },
-      ]);
-    } else {
-      if (message.stopReason === "error" || message.stopReason === "aborted") continue;
-      const sameProvider = message.provider === "anthropic";
-      const blocks: ContentBlockParam[] = [];
-      for (const part of message.content) {
-        if (part.type === "text") {
-          if (part.text.trim()) blocks.push({ type: "text", text: part.text });
-        } else if (part.type === "thinking") {
-          if (sameProvider && part.redacted && part.signature) {
-            blocks.push({ type: "redacted_thinking", data: part.signature });
-          } else if (sameProvider && part.signature) {
-            blocks.push({ type: "thinking", thinking: part.thinking, signature: part.signature });
-          } else if (part.thinking.trim()) {
-            // Thinking from another provider cannot be verified by Anthropic; keep it as plain text.
-            blocks.push({ type: "text", text: `<thinking>\n${part.thinking}\n</thinking>` });
-          }
-        } else {
-          blocks.push({ type: "tool_use", id: safeId(part.id), name: part.name, input: part.arguments });
-        }
-      }
-      push("assistant", blocks);
-    }
+    else out.push({ role, content: [...blocks] });
   }
   return out;
+}
+
+/** Each message's blocks, made once (see ./wire-json.ts). */
+const BLOCKS = new WeakMap<AgentMessage, ContentBlockParam[]>();
+
+function blocksOf(message: AgentMessage): ContentBlockParam[] {
+  if (message.role === "user") {
+    return typeof message.content === "string" ? textBlocks(message.content) : parts(message.content);
+  }
+  if (message.role === "toolResult") {
+    const content = parts(message.content);
+    return [
+      {
+        type: "tool_result",
+        tool_use_id: safeId(message.toolCallId),
+        content: content.length > 0 ? (content as (TextBlockParam | ImageBlockParam)[]) : "(no output)",
+        is_error: message.isError,
+      },
+    ];
+  }
+  if (message.stopReason === "error" || message.stopReason === "aborted") return [];
+  const sameProvider = message.provider === "anthropic";
+  const blocks: ContentBlockParam[] = [];
+  for (const part of message.content) {
+    if (part.type === "text") {
+      if (part.text.trim()) blocks.push({ type: "text", text: part.text });
+    } else if (part.type === "thinking") {
+      if (sameProvider && part.redacted && part.signature) {
+        blocks.push({ type: "redacted_thinking", data: part.signature });
+      } else if (sameProvider && part.signature) {
+        blocks.push({ type: "thinking", thinking: part.thinking, signature: part.signature });
+      } else if (part.thinking.trim()) {
+        // Thinking from another provider cannot be verified by Anthropic; keep it as plain text.
+        blocks.push({ type: "text", text: `<thinking>\n${part.thinking}\n</thinking>` });
+      }
+    } else {
+      blocks.push({ type: "tool_use", id: safeId(part.id), name: part.name, input: part.arguments });
+    }
+  }
+  return blocks;
 }
 
 function textBlocks(text: string): ContentBlockParam[] {
@@ -169,7 +201,8 @@ function markLatestTurns(messages: MessageParam[], count: number): void {
     if (message.role !== "user" || !Array.isArray(message.content)) continue;
     const last = message.content.at(-1);
     if (last && last.type !== "thinking" && last.type !== "redacted_thinking") {
-      (last as TextBlockParam).cache_control = CACHE;
+      // A copy: the block itself is kept for later requests, where it is no longer among the last.
+      message.content[message.content.length - 1] = { ...last, cache_control: CACHE } as ContentBlockParam;
       marked++;
     }
   }

@@ -1,7 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { AssistantMessageEvent, Provider, StreamRequest } from "../core/provider.ts";
 import type { Model, StopReason } from "../core/types.ts";
-import { buildAnthropicParams } from "./anthropic-request.ts";
+import { anthropicBodyBytes, buildAnthropicParams } from "./anthropic-request.ts";
 import type { SdkErrorClasses } from "./classify-error.ts";
 import {
   type ProviderDeps,
@@ -13,6 +13,7 @@ import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
 import { readEvents } from "./sse.ts";
 import { type AttemptContext, OPENED, openResponse, runStream } from "./stream-runner.ts";
+import { rawBody } from "./wire-json.ts";
 import { type Json, num, obj, str } from "./wire-utils.ts";
 
 interface AnthropicSdk {
@@ -65,7 +66,11 @@ async function* anthropicAttempt(
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const { client, errors } = await getSdk();
   const params = buildAnthropicParams(request);
-  const response = await openResponse(() => client.messages.create(params, { signal }).asResponse(), errors);
+  const body = rawBody(anthropicBodyBytes(params));
+  const response = await openResponse(
+    () => client.messages.create(params, { signal, ...body }).asResponse(),
+    errors,
+  );
   yield OPENED;
   let stopReason: StopReason | undefined;
   for await (const { data } of readEvents(response)) {

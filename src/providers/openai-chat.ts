@@ -1,6 +1,6 @@
 import type OpenAI from "openai";
 import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
-import type { ImageContent, StopReason, TextContent } from "../core/types.ts";
+import type { AgentMessage, ImageContent, StopReason, TextContent } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
 import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
@@ -8,6 +8,7 @@ import type { OpenAISdk } from "./openai.ts";
 import { OPENAI_REASONING_EFFORT } from "./openai-responses.ts";
 import { readEvents } from "./sse.ts";
 import { type AttemptContext, OPENED, openResponse } from "./stream-runner.ts";
+import { bodyBytes, perMessage, rawBody } from "./wire-json.ts";
 import { argumentsJson, type Json, num, obj, str, textOf } from "./wire-utils.ts";
 
 /** Chat Completions reasoning_effort for OpenAI-compatible servers, which rarely know minimal/xhigh. */
@@ -15,7 +16,8 @@ const COMPAT_EFFORT = { minimal: "low", low: "low", medium: "medium", high: "hig
 
 /**
  * Maps a core request to a Chat Completions body. `compat` (openai-compatible servers) uses
- * `max_tokens` instead of `max_completion_tokens` and the three common effort levels.
+ * `max_tokens` instead of `max_completion_tokens` and the three common effort levels. The messages
+ * are kept for later requests (./wire-json.ts): not to be changed.
  */
 export function buildChatBody(request: StreamRequest, compat: boolean): Json {
   const { model } = request;
@@ -58,42 +60,41 @@ function chatMessages(request: StreamRequest): Json[] {
     pendingImages = [];
   };
   for (const message of request.messages) {
-    if (message.role === "toolResult") {
-      const images = message.content.filter((p): p is ImageContent => p.type === "image");
-      pendingImages.push(...images);
-      const text = textOf(message.content) || (images.length > 0 ? "(see the image below)" : "(no output)");
-      out.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
-      continue;
-    }
-    flushImages();
-    if (message.role === "user") {
-      out.push({
-        role: "user",
-        content: typeof message.content === "string" ? message.content : message.content.map(part),
-      });
-    } else {
-      if (message.stopReason === "error" || message.stopReason === "aborted") continue;
-      const text = message.content
-        .filter((p): p is TextContent => p.type === "text")
-        .map((p) => p.text)
-        .join("");
-      const calls = message.content.flatMap((p) =>
-        p.type === "toolCall"
-          ? [
-              {
-                id: p.id,
-                type: "function",
-                function: { name: p.name, arguments: argumentsJson(p.arguments) },
-              },
-            ]
-          : [],
-      );
-      if (!text && calls.length === 0) continue;
-      out.push({ role: "assistant", content: text || null, ...(calls.length > 0 && { tool_calls: calls }) });
-    }
+    const { items, images } = perMessage(ITEMS, message, () => itemsOf(message));
+    if (message.role === "toolResult") pendingImages.push(...images);
+    else flushImages();
+    out.push(...items);
   }
   flushImages();
   return out;
+}
+
+/** Each message's chat messages and, for a tool result, its images; made once (see ./wire-json.ts). */
+const ITEMS = new WeakMap<AgentMessage, { items: Json[]; images: ImageContent[] }>();
+
+function itemsOf(message: AgentMessage): { items: Json[]; images: ImageContent[] } {
+  if (message.role === "toolResult") {
+    const images = message.content.filter((p): p is ImageContent => p.type === "image");
+    const text = textOf(message.content) || (images.length > 0 ? "(see the image below)" : "(no output)");
+    return { items: [{ role: "tool", tool_call_id: message.toolCallId, content: text }], images };
+  }
+  if (message.role === "user") {
+    const content = typeof message.content === "string" ? message.content : message.content.map(part);
+    return { items: [{ role: "user", content }], images: [] };
+  }
+  if (message.stopReason === "error" || message.stopReason === "aborted") return { items: [], images: [] };
+  const text = message.content
+    .filter((p): p is TextContent => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+  const calls = message.content.flatMap((p) =>
+    p.type === "toolCall"
+      ? [{ id: p.id, type: "function", function: { name: p.name, arguments: argumentsJson(p.arguments) } }]
+      : [],
+  );
+  if (!text && calls.length === 0) return { items: [], images: [] };
+  const item = { role: "assistant", content: text || null, ...(calls.length > 0 && { tool_calls: calls }) };
+  return { items: [item], images: [] };
 }
 
 function part(p: TextContent | ImageContent): Json {
@@ -113,9 +114,11 @@ export async function* chatAttempt(
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const { client, errors } = await getSdk();
-  const body = buildChatBody(request, compat) as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+  const wire = buildChatBody(request, compat);
+  const body = wire as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
+  const text = rawBody(bodyBytes(wire, "messages"));
   const response = await openResponse(
-    () => client.chat.completions.create(body, { signal }).asResponse(),
+    () => client.chat.completions.create(body, { signal, ...text }).asResponse(),
     errors,
   );
   yield OPENED;

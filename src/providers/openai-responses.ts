@@ -1,12 +1,13 @@
 import type OpenAI from "openai";
 import type { AssistantMessageEvent, StreamRequest } from "../core/provider.ts";
-import type { ImageContent, StopReason, TextContent, ThinkingLevel } from "../core/types.ts";
+import type { AgentMessage, ImageContent, StopReason, TextContent, ThinkingLevel } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
 import { InStreamError, StreamInterruptedError } from "./errors.ts";
 import type { MessageBuilder } from "./message-builder.ts";
 import type { OpenAISdk } from "./openai.ts";
 import { readEvents } from "./sse.ts";
 import { type AttemptContext, OPENED, openResponse } from "./stream-runner.ts";
+import { bodyBytes, perMessage, rawBody } from "./wire-json.ts";
 import { argumentsJson, type Json, num, obj, str } from "./wire-utils.ts";
 
 /** Reasoning effort per thinking level; "off" sends no reasoning parameter (the model's default). */
@@ -29,7 +30,8 @@ const REASONING_MODEL = /^(o\d|gpt-5(?!(\.\d+)?-chat)|codex)/;
  * Maps a core request to a Responses API body. Stateless (`store: false`): reasoning items travel
  * back encrypted, kept in the thinking part's `signature`. Encrypted reasoning is requested whenever
  * the model may reason, thinking "off" included; a reasoning item without it is never sent back
- * (the API cannot look it up without `store` and fails the request).
+ * (the API cannot look it up without `store` and fails the request). The input items are kept for
+ * later requests (./wire-json.ts): not to be changed.
  */
 export function buildResponsesBody(request: StreamRequest): Json {
   const { model } = request;
@@ -55,45 +57,53 @@ export function buildResponsesBody(request: StreamRequest): Json {
 
 function responsesInput(request: StreamRequest): Json[] {
   const input: Json[] = [];
-  for (const message of request.messages) {
-    if (message.role === "user") {
-      const content =
-        typeof message.content === "string"
-          ? [{ type: "text", text: message.content } as TextContent]
-          : message.content;
-      input.push({ role: "user", content: content.map(inputPart) });
-    } else if (message.role === "toolResult") {
-      const images = message.content.some((part) => part.type === "image");
-      const text = message.content
-        .filter((p) => p.type === "text")
-        .map((p) => (p as TextContent).text)
-        .join("\n");
-      input.push({
+  for (const message of request.messages) input.push(...perMessage(ITEMS, message, () => itemsOf(message)));
+  return input;
+}
+
+/** Each message's input items, made once (see ./wire-json.ts). */
+const ITEMS = new WeakMap<AgentMessage, Json[]>();
+
+function itemsOf(message: AgentMessage): Json[] {
+  if (message.role === "user") {
+    const content =
+      typeof message.content === "string"
+        ? [{ type: "text", text: message.content } as TextContent]
+        : message.content;
+    return [{ role: "user", content: content.map(inputPart) }];
+  }
+  if (message.role === "toolResult") {
+    const images = message.content.some((part) => part.type === "image");
+    const text = message.content
+      .filter((p) => p.type === "text")
+      .map((p) => (p as TextContent).text)
+      .join("\n");
+    return [
+      {
         type: "function_call_output",
         call_id: message.toolCallId,
         output: images ? message.content.map(inputPart) : text || "(no output)",
-      });
+      },
+    ];
+  }
+  if (message.stopReason === "error" || message.stopReason === "aborted") return [];
+  const items: Json[] = [];
+  for (const part of message.content) {
+    if (part.type === "text") {
+      if (part.text) items.push({ role: "assistant", content: part.text });
+    } else if (part.type === "thinking") {
+      const item = message.provider === "openai" && part.signature ? parseItem(part.signature) : undefined;
+      if (item) items.push(item);
     } else {
-      if (message.stopReason === "error" || message.stopReason === "aborted") continue;
-      for (const part of message.content) {
-        if (part.type === "text") {
-          if (part.text) input.push({ role: "assistant", content: part.text });
-        } else if (part.type === "thinking") {
-          const item =
-            message.provider === "openai" && part.signature ? parseItem(part.signature) : undefined;
-          if (item) input.push(item);
-        } else {
-          input.push({
-            type: "function_call",
-            call_id: part.id,
-            name: part.name,
-            arguments: argumentsJson(part.arguments),
-          });
-        }
-      }
+      items.push({
+        type: "function_call",
+        call_id: part.id,
+        name: part.name,
+        arguments: argumentsJson(part.arguments),
+      });
     }
   }
-  return input;
+  return items;
 }
 
 function inputPart(part: TextContent | ImageContent): Json {
@@ -117,8 +127,13 @@ export async function* responsesAttempt(
   { signal, builder }: AttemptContext,
 ): AsyncGenerator<AssistantMessageEvent | typeof OPENED, StopReason> {
   const { client, errors } = await getSdk();
-  const body = buildResponsesBody(request) as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
-  const response = await openResponse(() => client.responses.create(body, { signal }).asResponse(), errors);
+  const wire = buildResponsesBody(request);
+  const body = wire as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
+  const text = rawBody(bodyBytes(wire, "input"));
+  const response = await openResponse(
+    () => client.responses.create(body, { signal, ...text }).asResponse(),
+    errors,
+  );
   yield OPENED;
   for await (const { data } of readEvents(response)) {
     const event = obj(data) ?? {};
