@@ -116,9 +116,9 @@ export async function* chatAttempt(
   const { client, errors } = await getSdk();
   const wire = buildChatBody(request, compat);
   const body = wire as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming;
-  const text = rawBody(bodyBytes(wire, "messages"));
+  const raw = rawBody(bodyBytes(wire, "messages"));
   const response = await openResponse(
-    () => client.chat.completions.create(body, { signal, ...text }).asResponse(),
+    () => client.chat.completions.create(body, { signal, ...raw }).asResponse(),
     errors,
   );
   yield OPENED;

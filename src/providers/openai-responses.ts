@@ -129,9 +129,9 @@ export async function* responsesAttempt(
   const { client, errors } = await getSdk();
   const wire = buildResponsesBody(request);
   const body = wire as unknown as OpenAI.Responses.ResponseCreateParamsStreaming;
-  const text = rawBody(bodyBytes(wire, "input"));
+  const raw = rawBody(bodyBytes(wire, "input"));
   const response = await openResponse(
-    () => client.responses.create(body, { signal, ...text }).asResponse(),
+    () => client.responses.create(body, { signal, ...raw }).asResponse(),
     errors,
   );
   yield OPENED;
