@@ -69,6 +69,7 @@ describe("the requests of a session, through the built CLI", () => {
     let before: Message[] = [];
     for (const request of mock.requests) {
       const body = request.body as { messages: Message[] };
+      expect(request.headers["content-type"]).toBe("application/json");
       expect(request.bytes).toBe(Buffer.byteLength(JSON.stringify(body)));
       expect(JSON.stringify(body)).not.toContain(SECRET);
       const messages = body.messages;

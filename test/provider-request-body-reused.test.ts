@@ -98,6 +98,9 @@ describe.each(wires)("$name: each request's body, with earlier messages' JSON re
       expected.push(JSON.stringify(build(structuredClone(messages), model)));
       messages.push(...conversation(model.provider, turn + 1).slice(-3));
     }
+    expect(new Set(mock.requests.map((request) => request.headers["content-type"]))).toEqual(
+      new Set(["application/json"]),
+    );
     expect(mock.requests.map((request) => request.bytes)).toEqual(
       expected.map((text) => Buffer.byteLength(text)),
     );
