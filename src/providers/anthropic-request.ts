@@ -10,7 +10,7 @@ import type { StreamRequest } from "../core/provider.ts";
 import type { AgentMessage, ImageContent, TextContent, ThinkingLevel } from "../core/types.ts";
 import { toolParametersJsonSchema } from "../core/validate.ts";
 import { SDK_MODELS, undated } from "./sdk-models.ts";
-import { bodyBytes, itemBytes, perMessage } from "./wire-json.ts";
+import { addItemBytes, addList, bodyBytes, perMessage } from "./wire-json.ts";
 import type { Json } from "./wire-utils.ts";
 
 /** Default `max_tokens` when the model sets no `maxOutputTokens`. */
@@ -97,7 +97,6 @@ export function anthropicBodyBytes(params: MessageCreateParamsStreaming): Buffer
 
 const OPEN_USER = Buffer.from('{"role":"user","content":[');
 const OPEN_ASSISTANT = Buffer.from('{"role":"assistant","content":[');
-const COMMA = Buffer.from(",");
 const CLOSE = Buffer.from("]}");
 
 /** A message as toAnthropicMessages makes them: a role and its blocks, nothing else. */
@@ -109,10 +108,7 @@ function addMessage(message: MessageParam, pieces: Buffer[]): void {
     return;
   }
   pieces.push(open);
-  message.content.forEach((block, index) => {
-    if (index > 0) pieces.push(COMMA);
-    pieces.push(itemBytes(block));
-  });
+  addList(message.content, pieces, addItemBytes);
   pieces.push(CLOSE);
 }
 

@@ -34,6 +34,11 @@ export function itemBytes(item: object): Buffer {
 /** Adds an item's JSON to `pieces`: its bytes, or pieces of its own around kept ones. */
 export type AddItem<T> = (item: T, pieces: Buffer[]) => void;
 
+/** The default AddItem: the item's kept bytes. */
+export function addItemBytes(item: object, pieces: Buffer[]): void {
+  pieces.push(itemBytes(item));
+}
+
 const COMMA = Buffer.from(",");
 
 /**
@@ -46,9 +51,7 @@ const COMMA = Buffer.from(",");
 export function bodyBytes<T extends object>(
   body: Json,
   key: string,
-  addItem: AddItem<T> = (item, pieces) => {
-    pieces.push(itemBytes(item));
-  },
+  addItem: AddItem<T> = addItemBytes,
 ): Buffer {
   const pieces: Buffer[] = [];
   let text = "{";
@@ -66,13 +69,18 @@ export function bodyBytes<T extends object>(
     }
     pieces.push(Buffer.from(`${text}[`));
     text = "]";
-    (value as T[]).forEach((item, index) => {
-      if (index > 0) pieces.push(COMMA);
-      addItem(item, pieces);
-    });
+    addList(value as T[], pieces, addItem);
   }
   pieces.push(Buffer.from(`${text}}`));
   return Buffer.concat(pieces);
+}
+
+/** The JSON of `items` without its brackets: each one's pieces, a comma between two. */
+export function addList<T>(items: readonly T[], pieces: Buffer[], addItem: AddItem<T>): void {
+  items.forEach((item, index) => {
+    if (index > 0) pieces.push(COMMA);
+    addItem(item, pieces);
+  });
 }
 
 /**
