@@ -6,6 +6,8 @@
  * - 1 MB of file paths (the base64 prefilter's worst ordinary text: long runs of letters);
  * - a 1 MB base64 blob (an image read by the model);
  * - a 500-turn transcript sent through `redactRequests` (each message redacted once, not per turn);
+ * - a 40 KB tool result on its way out of a turn: events.jsonl's two lines that hold it, the
+ *   renderer's copies of both events, the next request (the redactor remembers the first answer);
  * - a saved command output of 23 MB (`seq 1 3000000`) at the end of a run: read and redacted
  *   (redactFilesIn), and after an early look found it clean (lookForSecrets), wall time.
  */
@@ -16,6 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import type { StreamFunction } from "../src/core/provider.ts";
 import type { AgentMessage } from "../src/core/types.ts";
+import { createEventsWriter } from "../src/output/events-writer.ts";
 import { createRedactor } from "../src/output/redact.ts";
 import { lookForSecrets, redactFilesIn } from "../src/output/redact-files.ts";
 import { createMessageRedactions } from "../src/run/message-redactions.ts";
@@ -73,7 +76,8 @@ for (let turn = 0; turn < 500; turn++) {
     role: "toolResult",
     toolCallId: `c${turn}`,
     toolName: "read",
-    content: [{ type: "text", text: lint.slice(0, 40_000) }],
+    // Each its own text, as a session's results are: the redactor remembers texts it has seen.
+    content: [{ type: "text", text: `turn ${turn}\n${lint.slice(0, 40_000)}` }],
     details: {},
     isError: false,
     timestamp: turn,
@@ -110,6 +114,33 @@ const ended = process.cpuUsage(ending);
 console.log(
   `  transcript.json's messages at the end (${(transcript.json.length / 1e6).toFixed(1)} MB): ${((ended.user + ended.system) / 1000).toFixed(0)} ms cpu`,
 );
+
+// One result on its way out, as a run redacts it: each pass a result of its own.
+const outputs = mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-events-"));
+const events = createEventsWriter(path.join(outputs, "events.jsonl"), { redact: redactor.redact });
+let pass = 0;
+const result = () => ({
+  content: [{ type: "text", text: `pass ${pass++}\n${lint.slice(0, 40_000)}` }],
+  details: {},
+});
+console.log("a 40 KB tool result on its way out of a turn:");
+console.log(`  one scan: ${format(time(() => redactor.redact(result().content[0]?.text ?? "")))}`);
+console.log(
+  `  five redactions (two event lines, two renderer copies, the request): ${format(
+    time(() => {
+      const made = result();
+      const end = { type: "tool_execution_end", toolCallId: "c1", toolName: "read", result: made };
+      const message = { type: "message_end", message: { role: "toolResult", ...made } };
+      events.write(end);
+      redactor.redactDeep(end);
+      events.write(message);
+      redactor.redactDeep(message);
+      redactor.redactDeep(message.message);
+    }),
+  )}`,
+);
+await events.close();
+rmSync(outputs, { recursive: true, force: true });
 
 // The saved output of `seq 1 3000000`, as the bash tool leaves it in tool-output/.
 const root = mkdtempSync(path.join(os.tmpdir(), "agent-run-bench-saved-"));

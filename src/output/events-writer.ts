@@ -3,6 +3,13 @@
  * descriptor as each event happens, so a run that is killed keeps every line written before. A line
  * is written whole or not at all: when the disk fills in the middle of one, what was written of it
  * is cut off again, so the file never ends in half a line (later lines go on when room comes back).
+ *
+ * Redaction goes through each string of an event (keys, and the text of numbers, too) before it is
+ * serialised, not through the serialised line: a tool's result is in two events, and the renderer
+ * and the next request redact the same string again, so a redactor that remembers its answers
+ * (redact.ts) scans a big result once instead of once per line. Each string is looked at as it
+ * is, before JSON escapes it: a token after a line break is still at the start of a word, and
+ * base64 wrapped over lines is still wrapped.
  */
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, writeSync } from "node:fs";
 import path from "node:path";
@@ -15,7 +22,7 @@ export interface EventsWriter {
 }
 
 export interface EventsWriterOptions {
-  /** Applied to each serialised line (e.g. a Redactor's `redact`). */
+  /** Applied to each string of an event, keys included (e.g. a Redactor's `redact`). */
   redact?: (text: string) => string;
 }
 
@@ -32,7 +39,7 @@ export function createEventsWriter(file: string, options: EventsWriterOptions = 
   return {
     write(event) {
       if (fd === undefined) return;
-      const line = Buffer.from(`${redact(serialise(event))}\n`);
+      const line = Buffer.from(`${serialise(event, redact)}\n`);
       let done = 0;
       try {
         while (done < line.length) done += writeSync(fd, line, done, line.length - done);
@@ -57,16 +64,40 @@ export function createEventsWriter(file: string, options: EventsWriterOptions = 
   };
 }
 
-function serialise(event: object): string {
-  const ancestors: object[] = [];
+function serialise(event: object, redact: (text: string) => string): string {
+  // The objects on the path to the value at hand, as met (for cycles) and as written (the holder
+  // JSON.stringify passes as `this`: a copy where a key had to be redacted).
+  const met: object[] = [];
+  const written: object[] = [];
   return JSON.stringify(event, function (this: unknown, _key: string, value: unknown) {
-    if (typeof value === "bigint") return value.toString();
+    if (typeof value === "string") return redact(value);
+    if (typeof value === "number") {
+      // A secret of digits only (a PIN) would show in a number's text.
+      const text = String(value);
+      const redacted = redact(text);
+      return redacted === text ? value : redacted;
+    }
+    if (typeof value === "bigint") return redact(value.toString());
     if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
     if (value === null || typeof value !== "object") return value;
-    // `this` is the object holding `value`: drop ancestors that are not on the current path.
-    while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
-    if (ancestors.includes(value)) return "[Circular]";
-    ancestors.push(value);
-    return value;
+    while (written.length > 0 && written.at(-1) !== this) {
+      written.pop();
+      met.pop();
+    }
+    if (met.includes(value)) return "[Circular]";
+    const holder = withRedactedKeys(value, redact);
+    met.push(value);
+    written.push(holder);
+    return holder;
   });
+}
+
+/** `value`, or a copy of it whose keys are redacted when one of them holds a secret. */
+function withRedactedKeys(value: object, redact: (text: string) => string): object {
+  if (Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.every((key) => redact(key) === key)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) copy[redact(key)] = (value as Record<string, unknown>)[key];
+  return copy;
 }

@@ -121,8 +121,22 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return pattern;
   };
 
+  const memo = createRedactionMemo();
+  let memoVersion = version;
   const redact = (text: string, facts?: TextFacts): string => {
     if (typeof text !== "string" || text.length < MIN_SECRET_LENGTH) return text;
+    if (memoVersion !== version) {
+      memo.clear();
+      memoVersion = version;
+    }
+    const known = memo.get(text);
+    if (known !== undefined) return known;
+    const out = redactOnce(text, facts);
+    memo.set(text, out);
+    return out;
+  };
+
+  const redactOnce = (text: string, facts: TextFacts | undefined): string => {
     const current = currentPattern();
     const runs = facts?.base64Runs;
     // Looked for once, where the first step needs it; the token shapes reuse the answer. A line of
@@ -164,10 +178,66 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return redactor;
 }
 
+/** Characters of text one generation of a redactor's memo holds: 4 Mi. */
+const MEMO_CHARS = 4 * 1024 * 1024;
+/** Texts one generation of the memo holds. */
+const MEMO_TEXTS = 8192;
+/**
+ * The longest text the memo keeps: 256 Ki characters. What comes back is a message or a tool's
+ * result (50 KB at most by default); longer texts are chunks of a file or a patch, seen once.
+ */
+const MEMO_MAX_TEXT = 256 * 1024;
+
+/**
+ * What `redact` gave for the texts it saw last. The same text is redacted several times on its
+ * way out (a tool's result in two events, the renderer's copy of both, the next request), and a
+ * scan of a big text costs 0.2-1 ms per 40 KB. Two generations: a text seen again moves to the young
+ * one, and when that is full the old one is dropped, so what is held stays bounded (two
+ * generations' texts and their redacted forms) whatever the run's length.
+ */
+function createRedactionMemo(): {
+  get(text: string): string | undefined;
+  set(text: string, redacted: string): void;
+  clear(): void;
+} {
+  let young = new Map<string, string>();
+  let old = new Map<string, string>();
+  let chars = 0;
+  const set = (text: string, redacted: string) => {
+    if (text.length > MEMO_MAX_TEXT) return;
+    if (chars + text.length > MEMO_CHARS || young.size >= MEMO_TEXTS) {
+      old = young;
+      young = new Map();
+      chars = 0;
+    }
+    young.set(text, redacted);
+    chars += text.length;
+  };
+  return {
+    get(text) {
+      if (text.length > MEMO_MAX_TEXT) return undefined;
+      const found = young.get(text);
+      if (found !== undefined) return found;
+      const aged = old.get(text);
+      if (aged !== undefined) {
+        old.delete(text);
+        set(text, aged);
+      }
+      return aged;
+    },
+    set,
+    clear() {
+      young = new Map();
+      old = new Map();
+      chars = 0;
+    },
+  };
+}
+
 function formsOf(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
-  // JSON of JSON too: a tool printing a secret JSON-escaped (`JSON.stringify(process.env)`) lands
-  // in events.jsonl escaped twice, as events are redacted once serialised.
+  // JSON of JSON too: a secret in a JSON text that is itself put in a JSON string (a tool printing
+  // `JSON.stringify` of a document that holds `JSON.stringify(process.env)`) is escaped twice.
   const forms = [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret)];
   const bytes = Buffer.from(secret, "utf8");
   const base64 = bytes.toString("base64");
