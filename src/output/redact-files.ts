@@ -185,7 +185,7 @@ async function pass(
   let longBytes = 0;
   const flush = async (bytes: Uint8Array, last = false) => {
     const text = decoder.decode(bytes, { stream: !last });
-    const out = redactor.redact(text, { base64Runs: hasBase64RunIn(bytes) });
+    const out = redactor.redact(text, { base64Runs: hasBase64RunIn(bytes), once: true });
     if (out !== text) changed = true;
     if (output) await output.write(out);
   };

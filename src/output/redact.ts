@@ -23,6 +23,8 @@ export const MIN_SECRET_LENGTH = 6;
 export interface TextFacts {
   /** False: the text holds no run of 27 or more base64 characters (token-shapes.ts hasBase64RunIn). */
   base64Runs?: boolean;
+  /** True: the text will not be asked about again (a piece of a file), so it is not remembered. */
+  once?: boolean;
 }
 
 export interface Redactor {
@@ -129,6 +131,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       memo.clear();
       memoVersion = version;
     }
+    if (facts?.once) return redactOnce(text, facts);
     const known = memo.get(text);
     if (known !== undefined) return known;
     const out = redactOnce(text, facts);
@@ -178,13 +181,16 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return redactor;
 }
 
-/** Characters of text one generation of a redactor's memo holds: 4 Mi. */
-const MEMO_CHARS = 4 * 1024 * 1024;
+/**
+ * Characters of text one generation of a redactor's memo holds: 1 Mi. A text comes back within
+ * its turn (its events, the renderer, the next request): a turn's results fit.
+ */
+const MEMO_CHARS = 1024 * 1024;
 /** Texts one generation of the memo holds. */
 const MEMO_TEXTS = 8192;
 /**
  * The longest text the memo keeps: 256 Ki characters. What comes back is a message or a tool's
- * result (50 KB at most by default); longer texts are chunks of a file or a patch, seen once.
+ * result (50 KB at most by default); a longer one would push a turn's others out.
  */
 const MEMO_MAX_TEXT = 256 * 1024;
 
