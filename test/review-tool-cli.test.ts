@@ -82,3 +82,18 @@ test("without review.inline the tool is not offered, and an old review.json is n
   const review = JSON.parse(await readFile(path.join(again.outDir, "review.json"), "utf8"));
   expect(review).toEqual({ comments: [], maxComments: 20, refused: 0 });
 });
+
+test("a token in a comment, at the start of one of its lines, is not in review.json", {
+  timeout: 30_000,
+}, async () => {
+  const token = `ghp_${"Rv7".repeat(12)}`;
+  const dir = await tempWorkspace({ "a.ts": "one\ntwo\n" });
+  const run = await runScriptedCli(dir, TASK("review: { inline: true }"), [
+    { tool_calls: [comment("a.ts", 1, `This token is committed:\n${token}\n\t${token}`)] },
+    { text: "Done." },
+  ]);
+  expect(run.code).toBe(0);
+  const text = await readFile(path.join(run.outDir, "review.json"), "utf8");
+  expect(text).not.toContain(token);
+  expect(JSON.parse(text).comments[0].body).toBe("This token is committed:\n***\n\t***");
+});

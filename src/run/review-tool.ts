@@ -11,6 +11,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AgentRunError } from "../core/errors.ts";
 import type { AgentTool } from "../core/types.ts";
+import { mapStrings } from "../output/index.ts";
 import { resolveToolPath } from "../tools/workspace-path.ts";
 import { writeOutputFile } from "./write-output-file.ts";
 
@@ -84,7 +85,9 @@ export function createReviewCollector(options: ReviewCollectorOptions): ReviewCo
     refused,
   });
   const save = () => {
-    const text = options.redact(`${JSON.stringify(result(), null, 2)}\n`);
+    // Each string first, before JSON escapes it (a token after a line break would look like the
+    // middle of a word), then the file as written.
+    const text = options.redact(`${JSON.stringify(mapStrings(result(), options.redact), null, 2)}\n`);
     writing = writing.then(() =>
       writeOutputFile(options.file, text).catch((error: unknown) => {
         failure ??= error;
