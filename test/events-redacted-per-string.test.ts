@@ -68,6 +68,27 @@ describe("the events writer", () => {
     expect(second.circular).toEqual({ name: "loop", self: "[Circular]" });
   });
 
+  test("a cycle through an error's parents is cut; an event that cannot be serialised says so", () => {
+    const root: Record<string, unknown> = { type: "loop" };
+    root.inner = { error: new Error(`boom ${PIN}`), back: root };
+    const broken = {
+      type: "broken",
+      get details(): never {
+        throw new Error(`getter failed with ${PIN}`);
+      },
+    };
+    const lines = writeEvents([root, broken, { type: "after" }], { DB_PASSWORD: PIN })
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      type: "loop",
+      inner: { error: { message: "boom ***" }, back: "[Circular]" },
+    });
+    expect(lines[1]).toEqual({ type: "broken", unserialisable: "Error: getter failed with ***" });
+    expect(lines[2]).toEqual({ type: "after" });
+  });
+
   test("numbers and keys without a secret are written as they are", () => {
     const event = { type: "usage", turn: 3, usage: { input: 123456789, cost: 0.25 }, nested: [{ ok: true }] };
     expect(JSON.parse(writeEvents([event], { DB_PASSWORD: PIN }))).toEqual(event);

@@ -39,7 +39,7 @@ export function createEventsWriter(file: string, options: EventsWriterOptions = 
   return {
     write(event) {
       if (fd === undefined) return;
-      const line = Buffer.from(`${serialise(event, redact)}\n`);
+      const line = Buffer.from(`${lineOf(event, redact)}\n`);
       let done = 0;
       try {
         while (done < line.length) done += writeSync(fd, line, done, line.length - done);
@@ -64,6 +64,22 @@ export function createEventsWriter(file: string, options: EventsWriterOptions = 
   };
 }
 
+/**
+ * The event's line; when it cannot be serialised (a getter or `toJSON` that throws), a line that
+ * says so with its type, so the run goes on and the file shows where.
+ */
+function lineOf(event: object, redact: (text: string) => string): string {
+  try {
+    return serialise(event, redact);
+  } catch (error) {
+    const type = (event as { type?: unknown }).type;
+    return serialise(
+      { type: typeof type === "string" ? type : "unknown", unserialisable: String(error) },
+      redact,
+    );
+  }
+}
+
 function serialise(event: object, redact: (text: string) => string): string {
   // The objects on the path to the value at hand, as met (for cycles) and as written (the holder
   // JSON.stringify passes as `this`: a copy where a key had to be redacted).
@@ -78,14 +94,18 @@ function serialise(event: object, redact: (text: string) => string): string {
       return redacted === text ? value : redacted;
     }
     if (typeof value === "bigint") return redact(value.toString());
-    if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
     if (value === null || typeof value !== "object") return value;
     while (written.length > 0 && written.at(-1) !== this) {
       written.pop();
       met.pop();
     }
     if (met.includes(value)) return "[Circular]";
-    const holder = withRedactedKeys(value, redact);
+    // An error's replacement holds its fields: on the path like any holder, so a cycle through
+    // an error's parents is still seen.
+    const holder =
+      value instanceof Error
+        ? { name: value.name, message: value.message, stack: value.stack }
+        : withRedactedKeys(value, redact);
     met.push(value);
     written.push(holder);
     return holder;

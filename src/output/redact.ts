@@ -197,8 +197,8 @@ const MEMO_MAX_TEXT = 256 * 1024;
 /**
  * What `redact` gave for the texts it saw last. The same text is redacted several times on its
  * way out (a tool's result in two events, the renderer's copy of both, the next request), and a
- * scan of a big text costs 0.2-1 ms per 40 KB. Two generations: a text seen again moves to the young
- * one, and when that is full the old one is dropped, so what is held stays bounded (two
+ * scan of a big text costs 0.2-1 ms per 40 KB. Two generations: a text seen again moves to the
+ * young one, and when that is full the old one is dropped, so what is held stays bounded (two
  * generations' texts and their redacted forms) whatever the run's length.
  */
 function createRedactionMemo(): {
