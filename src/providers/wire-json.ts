@@ -19,16 +19,14 @@ const kept = new WeakMap<object, Buffer>();
 
 /** `JSON.stringify(item)` as UTF-8, made once per item object. */
 export function itemBytes(item: object): Buffer {
-  let bytes = kept.get(item);
-  if (bytes === undefined) {
+  return keptFor(kept, item, () => {
     const text = JSON.stringify(item);
     // A buffer of its own: a small one from Node's shared pool would keep the pool's whole 8 KB
     // slab alive as long as the conversation holds the item.
-    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
     bytes.write(text);
-    kept.set(item, bytes);
-  }
-  return bytes;
+    return bytes;
+  });
 }
 
 /** Adds an item's JSON to `pieces`: its bytes, or pieces of its own around kept ones. */
@@ -88,10 +86,15 @@ export function addList<T>(items: readonly T[], pieces: Buffer[], addItem: AddIt
  * requests. The items (and `make`'s result) must not be changed by the caller.
  */
 export function perMessage<T>(cache: WeakMap<AgentMessage, T>, message: AgentMessage, make: () => T): T {
-  let made = cache.get(message);
+  return keptFor(cache, message, make);
+}
+
+/** What `cache` holds for `key`, made by `make` and kept the first time. */
+function keptFor<K extends object, T>(cache: WeakMap<K, T>, key: K, make: () => T): T {
+  let made = cache.get(key);
   if (made === undefined) {
     made = make();
-    cache.set(message, made);
+    cache.set(key, made);
   }
   return made;
 }
