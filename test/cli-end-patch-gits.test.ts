@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runCli } from "./helpers/cli.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
+import { startHttpMcp, type TestHttpMcp } from "./mcp/http-server.ts";
 import { mockEnv } from "./mock-llm/collect.ts";
 import { type MockLlm, type MockReply, startMockLlm } from "./mock-llm/server.ts";
 import { gitRepo, tempDir } from "./output-helpers.ts";
@@ -29,9 +30,12 @@ interface GitCall {
 }
 
 let mock: MockLlm | undefined;
+let http: TestHttpMcp | undefined;
 afterEach(async () => {
   await mock?.close();
   mock = undefined;
+  await http?.close();
+  http = undefined;
 });
 
 /** A folder with a `git` that appends its arguments to `log` and runs the real git. */
@@ -73,7 +77,10 @@ const write = (file: string): MockReply => ({
 });
 
 /** Runs the task in a fresh repository; answers the git calls made after the last request was answered. */
-async function endGits(replies: MockReply[], task = TASK): Promise<{ calls: GitCall[]; patch: string }> {
+async function endGits(
+  replies: MockReply[],
+  task = TASK,
+): Promise<{ calls: GitCall[]; patch: string; patchWrittenAt: number; exitedAt: number }> {
   let lastAnsweredAt = Number.POSITIVE_INFINITY;
   mock = await startMockLlm({
     script: (index) => {
@@ -93,12 +100,16 @@ async function endGits(replies: MockReply[], task = TASK): Promise<{ calls: GitC
     /warning/i,
   );
   expect(result.code).toBe(0);
+  const exitedAt = Date.now();
   const calls = gitCalls(git.log);
   // The runner's git is the one of PATH: the log saw the snapshot at the start.
   expect(calls.some((call) => call.args[0] === "write-tree")).toBe(true);
+  const patchFile = path.join(repo, ".agent-run", "patch.diff");
   return {
     calls: calls.filter((call) => call.atMs >= lastAnsweredAt),
-    patch: readFileSync(path.join(repo, ".agent-run", "patch.diff"), "utf8"),
+    patch: readFileSync(patchFile, "utf8"),
+    patchWrittenAt: statSync(patchFile).mtimeMs,
+    exitedAt,
   };
 }
 
@@ -179,5 +190,71 @@ describe.skipIf(NO_SANDBOX)("the end of a sandboxed run's git processes", () => 
       JSON.stringify(calls),
     ).toContain("add");
     expect(patch).toContain("+late");
+  });
+});
+
+/**
+ * The end of a run whose MCP server over HTTP answers the end of its session LATE_MS late (its
+ * cleanup runs first, the newest). When nothing of the model's can be alive at the end, nothing
+ * changes the workspace any more: the patch is computed and the outputs written while the run lets
+ * go of its resources, not after. Otherwise the end reads the workspace only once they are gone.
+ * Either way the process exits only after.
+ */
+describe("the end of a run beside a resource slow to let go", () => {
+  const LATE_MS = 800;
+  const withServer = async (task: string) => {
+    http = await startHttpMcp({ endSessionAfterMs: LATE_MS });
+    return `${task}mcp_servers:\n  web:\n    url: ${http.url}\n`;
+  };
+  // Turn 1's checkpoint is taken at once, turn 2's not (the next one is due 2 s later): the end
+  // reads the workspace with an add of its own.
+  const quickTurns = (first: MockReply): MockReply[] => [first, write("b.txt"), { text: "Done." }];
+  const lettingGo = () => {
+    expect(http?.sessionEnds).toHaveLength(1);
+    const answeredAt = http?.sessionEnds[0]?.answeredAt;
+    expect(answeredAt).toBeTypeOf("number");
+    return answeredAt as number;
+  };
+
+  test("nothing but the runner's tools could change files: the patch and the outputs come while it lets go", async () => {
+    const run = await endGits(quickTurns(write("a.txt")), await withServer(TASK));
+    const answeredAt = lettingGo();
+    const add = run.calls.find((call) => call.args[0] === "add");
+    expect(add, JSON.stringify(run.calls)).toBeDefined();
+    expect(add?.atMs).toBeLessThan(answeredAt);
+    expect(run.patchWrittenAt).toBeLessThan(answeredAt);
+    expect(run.exitedAt).toBeGreaterThanOrEqual(answeredAt);
+    expect(run.patch).toContain("+a.txt by the agent");
+    expect(run.patch).toContain("+b.txt by the agent");
+  });
+
+  describe.skipIf(NO_SANDBOX)("sandboxed", () => {
+    const SANDBOXED = TASK.replace("[write]", "[write, bash]").replace("sandbox: off", "sandbox: required");
+    const bash = (command: string): MockReply => ({ toolCalls: [{ name: "bash", arguments: { command } }] });
+
+    test("every command's processes gone: the patch and the outputs come while it lets go", async () => {
+      const run = await endGits(quickTurns(bash("echo made > made.txt")), await withServer(SANDBOXED));
+      const answeredAt = lettingGo();
+      expect(run.calls.find((call) => call.args[0] === "add")?.atMs).toBeLessThan(answeredAt);
+      expect(run.patchWrittenAt).toBeLessThan(answeredAt);
+      expect(run.exitedAt).toBeGreaterThanOrEqual(answeredAt);
+      expect(run.patch).toContain("+made");
+      expect(run.patch).toContain("+b.txt by the agent");
+    });
+
+    test("a process left in the session: the end reads the workspace once everything is gone", async () => {
+      // It writes while the server lets go, and is killed with the sandbox after. The command
+      // waits a moment: its group is killed when it ends, so setsid must have run by then.
+      const late =
+        "setsid sh -c 'sleep 0.4; echo late > late.txt; sleep 30' </dev/null >/dev/null 2>&1 & sleep 0.2";
+      const run = await endGits(quickTurns(bash(late)), await withServer(SANDBOXED));
+      const answeredAt = lettingGo();
+      const add = run.calls.find((call) => call.args[0] === "add");
+      expect(add, JSON.stringify(run.calls)).toBeDefined();
+      expect(add?.atMs, JSON.stringify(run.calls)).toBeGreaterThanOrEqual(answeredAt);
+      expect(run.patchWrittenAt).toBeGreaterThanOrEqual(answeredAt);
+      expect(run.patch).toContain("+late");
+      expect(run.patch).toContain("+b.txt by the agent");
+    });
   });
 });

@@ -195,6 +195,7 @@ async function untilStopped(ctx: RunContext, prompt: Promise<AgentRunOutcome>): 
   const gaveUp = new Promise<AgentRunOutcome>((resolve) => {
     const start = () => {
       timer = setTimeout(() => {
+        ctx.agentLeftRunning = true;
         ctx.emit({
           type: "warning",
           message: `the agent did not stop within ${STOP_GRACE_MS / 1000} s of being stopped; finishing without it`,

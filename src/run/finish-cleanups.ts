@@ -4,7 +4,7 @@
  * bounded in time so that a hang costs a warning, not the outputs.
  */
 import { errorText } from "../core/errors.ts";
-import type { RunContext } from "./run-context.ts";
+import type { RunCleanup, RunContext } from "./run-context.ts";
 
 /** Each cleanup may take this long before the finish phase goes on without it: 2 s. */
 export const CLEANUP_TIMEOUT_MS = 2000;
@@ -29,9 +29,15 @@ export async function settleCheckpoint(ctx: RunContext, urgent: Promise<void>): 
   clearTimeout(timer);
 }
 
-/** Runs each cleanup once, newest first; one that throws or hangs is reported and left behind. */
-export async function runCleanups(ctx: RunContext): Promise<void> {
-  for (const cleanup of [...ctx.cleanups].reverse()) {
+/**
+ * Runs each cleanup (of those `which` takes: by default all) once, newest first; one that throws or
+ * hangs is reported and left behind. Never rejects.
+ */
+export async function runCleanups(
+  ctx: RunContext,
+  which: (cleanup: RunCleanup) => boolean = () => true,
+): Promise<void> {
+  for (const cleanup of [...ctx.cleanups].reverse().filter(which)) {
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<string>((resolve) => {
       timer = setTimeout(

@@ -26,10 +26,11 @@ import type { RunResult } from "./types.ts";
 
 /**
  * The finish phase: the end-of-run guarantees live here, whoever called the run. Whatever ended the
- * execute phase, it releases the run's resources, computes the patch and writes patch.diff,
- * usage.json and summary.md (in that order, each atomic, each attempted whatever happened to the one
- * before), then transcript.json (what --resume reads), ends events.jsonl with `run_end` and
- * returns the result with the exit code of DESIGN §4.
+ * execute phase, it releases the run's resources (meanwhile, when nothing of the model's is alive),
+ * computes the patch and writes patch.diff, usage.json and summary.md (in that order, each atomic,
+ * each attempted whatever happened to the one before), then transcript.json (what --resume reads),
+ * ends events.jsonl with `run_end` once the resources are let go of, and returns the result with
+ * the exit code of DESIGN §4.
  *
  * No stop signal ends the process before patch.diff is written. When one says the process must end
  * soon (./finish-signals.ts) and the full patch is not done, the last turn-end checkpoint's patch is
@@ -41,15 +42,34 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   // An earlier run's leftover temp outputs (one that was killed) go while the run lets go of its
   // resources: a readdir waited for after them cost 0.3-2.6 ms of the end. Never rejects.
   const staleRemoved = removeStaleTempFiles(ctx.outputs.dir);
+  /** The run's resources let go of: awaited before `run_end`, whatever happens. Never rejects. */
+  let releasing: Promise<void> | undefined;
   try {
     await settleCheckpoint(ctx, hold.urgent);
-    await runCleanups(ctx);
-    const leftovers = await killLeftoverProcesses();
+    // When no process of the model's can be alive (only bash starts any, in the sandbox session,
+    // and none is left), nothing changes the workspace any more: the patch is computed, and the
+    // outputs written, while the run lets go of its resources (the sandbox's teardown, ~5 ms here),
+    // not after. Otherwise the patch waits for them to be gone and what they left to be killed.
+    const still = await stillWorkspace(ctx);
+    const early = still ? endPatch(ctx) : undefined;
+    // What the outputs tell of (the review's note) is in before they are written, either way.
+    if (still) await runCleanups(ctx, (cleanup) => cleanup.beforeOutputs === true);
+    const released = runCleanups(ctx, still ? (cleanup) => cleanup.beforeOutputs !== true : undefined)
+      .then(killLeftoverProcesses)
+      .then((leftovers) => {
+        if (leftovers.length === 0) return;
+        ctx.emit({
+          type: "warning",
+          message: `${leftovers.length} process${leftovers.length === 1 ? "" : "es"} the run's commands left running ${leftovers.length === 1 ? "was" : "were"} stopped`,
+        });
+      });
+    releasing = released;
+    if (!still) await released;
     // The bash tool saved full outputs as the commands printed them; like every output, they keep
-    // no secret. The commands have ended (the sandbox went with the cleanups, leftovers are
-    // killed), so nothing writes them any more: redacted while git computes the patch and the
-    // outputs are written (a 23 MB output: ~0.3 s, most of the big-output wait). Reading takes no
-    // room; a copy is written only for a file that held a secret.
+    // no secret. The commands have ended (none is alive, or the sandbox went with the cleanups and
+    // leftovers are killed), so nothing writes them any more: redacted while git computes the
+    // patch and the outputs are written (a 23 MB output: ~0.3 s, most of the big-output wait).
+    // Reading takes no room; a copy is written only for a file that held a secret.
     const stopRedacting = new AbortController();
     const redactingSaved = redactFilesIn(path.join(ctx.outputs.dir, TOOL_OUTPUT_DIR), ctx.redactor, {
       signal: stopRedacting.signal,
@@ -62,12 +82,6 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       // The transcript's temp file goes too (the transcript is then written whole, last).
       await ctx.transcriptSpool?.dispose();
     };
-    if (leftovers.length > 0) {
-      ctx.emit({
-        type: "warning",
-        message: `${leftovers.length} process${leftovers.length === 1 ? "" : "es"} the run's commands left running ${leftovers.length === 1 ? "was" : "were"} stopped`,
-      });
-    }
     const ended = conclude({
       outcome: ctx.outcome,
       crash: ctx.crash,
@@ -77,7 +91,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       ...(ctx.result && { result: ctx.result }),
     });
     await staleRemoved;
-    const full = endPatch(ctx);
+    const full = early ?? endPatch(ctx);
     // The conversation is over: what transcript.json has not written yet is serialised while git
     // computes the patch in its own processes, instead of after the patch.
     const transcript = new Promise<void>((resolve) => {
@@ -96,6 +110,8 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     await ctx.recorder?.flush().catch((error: unknown) => {
       ctx.emit({ type: "warning", message: `the session could not be recorded: ${errorText(error)}` });
     });
+    // A cleanup's warning comes before `run_end`.
+    await released;
     const outputsError = written.errors.length > 0 ? written.errors.join("; ") : undefined;
     // A resumed run counts both runs (usage.json's totals).
     const totals = runTotals(written.record);
@@ -136,7 +152,9 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
       ...(outputsError !== undefined && { outputsError: ctx.redactor.redact(outputsError) }),
     };
   } finally {
-    // Whatever failed above (a bug), the files are closed, the temp dirs removed, the signals let go.
+    // Whatever failed above (a bug), the resources are let go of, the files closed, the temp dirs
+    // removed, the signals let go.
+    await releasing;
     void ctx.savedOutputLooks.stop();
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});
@@ -145,6 +163,17 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     if (ctx.snapshot) await disposeSnapshot(ctx.snapshot, { background: true }).catch(() => {});
     hold.release();
   }
+}
+
+/**
+ * Whether nothing can change the workspace any more without the runner: the agent has ended (no
+ * tool of its is left running, nor a crash left one) and the sandbox can tell that no process of
+ * the model's is alive. Never rejects.
+ */
+async function stillWorkspace(ctx: RunContext): Promise<boolean> {
+  if (ctx.unchanged) return true;
+  if (ctx.crash !== undefined || ctx.agentLeftRunning) return false;
+  return (await ctx.sandbox.quiet?.().catch(() => false)) === true;
 }
 
 /**

@@ -268,6 +268,7 @@ export async function prepareRun(options: RunTaskOptions): Promise<RunContext> {
   if (review) {
     ctx.cleanups.push({
       what: "the review comments",
+      beforeOutputs: true,
       dispose: async () => {
         await review.flush();
         const note = review.note();

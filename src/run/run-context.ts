@@ -26,6 +26,17 @@ export type RunOutputPaths = Required<RunResult["outputs"]>;
  * run's length (a sandbox, servers) add a `dispose` to `cleanups`: the finish phase runs each once,
  * whatever ended the run.
  */
+/** A resource of the run's, let go of by the finish phase. */
+export interface RunCleanup {
+  what: string;
+  dispose: () => Promise<void>;
+  /**
+   * Its work goes into the outputs (a note for the summary): done before they are written, also
+   * when the others are let go of while they are (nothing of the model's alive at the end).
+   */
+  beforeOutputs?: boolean;
+}
+
 export interface RunContext {
   readonly options: RunTaskOptions;
   readonly env: NodeJS.ProcessEnv;
@@ -57,7 +68,7 @@ export interface RunContext {
   /** The review comments (spec `review.inline`); undefined when the tool is not offered. */
   readonly review: ReviewCollector | undefined;
   /** Run once each by the finish phase, in reverse order of addition. */
-  readonly cleanups: Array<{ what: string; dispose: () => Promise<void> }>;
+  readonly cleanups: RunCleanup[];
   /**
    * The workspace snapshot being taken, started by the prepare phase (in parallel with the sandbox
    * set-up); it rejects when it cannot be taken. Whatever may change a file (a tool, a command
@@ -93,6 +104,11 @@ export interface RunContext {
   interruptedAt: number | undefined;
   /** How the agent ended; undefined when it never ran or the runner crashed. */
   outcome: AgentRunOutcome | undefined;
+  /**
+   * Set when the execute phase went on without the agent (it had not stopped STOP_GRACE_MS after
+   * the run was): a stuck tool of its may still change a file.
+   */
+  agentLeftRunning?: boolean;
   /** A runner failure during the execute phase, as the run's reason. */
   crash: string | undefined;
   /** Lines for the summary's notes, gathered during the run. */

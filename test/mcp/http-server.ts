@@ -1,6 +1,8 @@
 /**
  * A streamable HTTP MCP server for the tests, on 127.0.0.1 (port 0), stateless: each POST gets a
- * fresh server and transport. Records every request's headers and every tool call.
+ * fresh server and transport. Records every request's headers and every tool call. With
+ * `endSessionAfterMs`, it names a session in its answers, so a client ends it with a DELETE at
+ * close, and answers that DELETE that much later (a server slow to let go).
  */
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,14 +15,29 @@ export interface TestHttpMcp {
   url: string;
   headers: IncomingHttpHeaders[];
   calls: { name: string; args: unknown }[];
+  /** Date.now() when each DELETE (a session's end) came, and when it was answered. */
+  sessionEnds: { at: number; answeredAt?: number }[];
   close(): Promise<void>;
 }
 
-export async function startHttpMcp(): Promise<TestHttpMcp> {
+export async function startHttpMcp(options: { endSessionAfterMs?: number } = {}): Promise<TestHttpMcp> {
   const headers: IncomingHttpHeaders[] = [];
   const calls: { name: string; args: unknown }[] = [];
+  const sessionEnds: { at: number; answeredAt?: number }[] = [];
+  const { endSessionAfterMs } = options;
   const http = createServer(async (req, res) => {
     headers.push(req.headers);
+    if (req.method === "DELETE" && endSessionAfterMs !== undefined) {
+      const end: { at: number; answeredAt?: number } = { at: Date.now() };
+      sessionEnds.push(end);
+      setTimeout(() => {
+        end.answeredAt = Date.now();
+        res.writeHead(200).end();
+      }, endSessionAfterMs);
+      return;
+    }
+    // The stateless transport takes any session id a client sends back.
+    if (endSessionAfterMs !== undefined) res.setHeader("mcp-session-id", "test-session");
     if (req.method !== "POST") {
       res.writeHead(405).end();
       return;
@@ -41,6 +58,7 @@ export async function startHttpMcp(): Promise<TestHttpMcp> {
     url: `http://127.0.0.1:${port}/mcp`,
     headers,
     calls,
+    sessionEnds,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeAllConnections();
