@@ -49,6 +49,29 @@ describe("the bundles' compile cache (issue 18: start-up)", () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  test("not on a GitHub-hosted runner, whose machine goes with the job, unless NODE_COMPILE_CACHE names a folder", () => {
+    const hosted = { GITHUB_ACTIONS: "true", RUNNER_ENVIRONMENT: "github-hosted" };
+    for (const entry of [BUILT_CLI, BUILT_ACTION]) {
+      const tmp = tempDir();
+      const args = entry === BUILT_CLI ? ["validate", "examples/lint-fix/task.yml"] : [];
+      const result = run(entry, args, tmp, hosted);
+      if (entry === BUILT_CLI) expect(result.status, result.stderr).toBe(0);
+      expect(readdirSync(tmp)).toEqual([]);
+      // A self-hosted runner's machine stays: written as anywhere else.
+      run(entry, args, tmp, { ...hosted, RUNNER_ENVIRONMENT: "self-hosted" });
+      expect(filesBelow(path.join(tmp, "node-compile-cache")).length).toBeGreaterThan(1);
+    }
+    // A folder the workflow keeps (actions/cache): written, the core's code caches too.
+    const tmp = tempDir();
+    const kept = path.join(tmp, "kept");
+    const result = run(BUILT_CLI, ["validate", "examples/lint-fix/task.yml"], tmp, {
+      ...hosted,
+      NODE_COMPILE_CACHE: kept,
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(filesBelow(kept).some((file) => file.startsWith("agent-run-"))).toBe(true);
+  });
+
   test("the action's entry turns it on too", () => {
     const tmp = tempDir();
     // Without the Actions environment the action stops at its inputs (exit non-zero), after

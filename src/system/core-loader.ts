@@ -22,7 +22,8 @@
  * A code cache is code V8 runs: the folder, and the one it is in, are used only when they are this
  * user's and no one else may write to them (on a shared `/tmp`, another user could otherwise plant
  * a cache, or swap the folder for a link to one of theirs). Writing one costs
- * ~15-25 ms at the end of the first run on a machine, once per agent-run and Node version.
+ * ~15-25 ms at the end of the first run on a machine, once per agent-run and Node version: not
+ * done on a machine no later run will use (see compile-cache.ts).
  */
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -30,6 +31,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { cacheOutlivesRun } from "./compile-cache.ts";
 
 /** What the cache did for one module loaded (for tests). */
 export interface LoadedCoreModule {
@@ -125,7 +127,7 @@ function requireCore(file: string): unknown {
 function cacheFolder(): string | null {
   if (cacheDir !== undefined) return cacheDir;
   cacheDir = null;
-  if (process.env.NODE_DISABLE_COMPILE_CACHE) return cacheDir;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE || !cacheOutlivesRun()) return cacheDir;
   try {
     const base = process.env.NODE_COMPILE_CACHE || path.join(os.tmpdir(), "node-compile-cache");
     const dir = path.join(base, `agent-run-${process.version}-${process.arch}`);

@@ -1,1 +1,0 @@
-import{n as e,t}from"./core-loader-BZVM7rTr.js";import{join as n}from"node:path";const r=(await e(n(t(),`cli-main.cjs`))).main;export{r as main};

@@ -1,0 +1,1 @@
+import{n as e,t}from"./core-loader-Bnn3lJXY.js";import{join as n}from"node:path";const r=(await e(n(t(),`run-action.cjs`))).run;export{r as run};

@@ -1,0 +1,1 @@
+import e from"node:module";function t(){if(n())try{e.enableCompileCache?.()}catch{}}function n(e=process.env){return e.GITHUB_ACTIONS!==`true`||e.RUNNER_ENVIRONMENT!==`github-hosted`||!!e.NODE_COMPILE_CACHE}export{t as n,n as t};

@@ -1,1 +1,0 @@
-import e from"node:module";function t(){try{e.enableCompileCache?.()}catch{}}const n=`22.12`;function r(e=process.versions.node){let t=n.split(`.`).map(Number),r=e.split(`.`).map(Number),i=r[0]||0,a=r[1]||0;if(!(i>t[0]||i===t[0]&&a>=t[1]))return`agent-run needs Node.js ${n} or later; this is Node.js ${e} (${process.execPath})`}export{t as n,r as t};

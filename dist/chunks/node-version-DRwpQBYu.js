@@ -1,0 +1,1 @@
+const e=`22.12`;function t(t=process.versions.node){let n=e.split(`.`).map(Number),r=t.split(`.`).map(Number),i=r[0]||0,a=r[1]||0;if(!(i>n[0]||i===n[0]&&a>=n[1]))return`agent-run needs Node.js ${e} or later; this is Node.js ${t} (${process.execPath})`}export{t};
