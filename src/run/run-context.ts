@@ -19,13 +19,6 @@ import type { RunEvent, RunResult, RunTaskOptions } from "./types.ts";
 /** Absolute paths of the outputs dir and the files in it (DESIGN §5; `result` for `output_schema`). */
 export type RunOutputPaths = Required<RunResult["outputs"]>;
 
-/**
- * Everything one run carries from `prepareRun` through `executeRun` to `finishRun`. The prepare
- * phase fills the set-up fields; the execute phase records how the agent ended (`outcome` or
- * `crash`); the finish phase turns them into the outputs. Features that need a resource for the
- * run's length (a sandbox, servers) add a `dispose` to `cleanups`: the finish phase runs each once,
- * whatever ended the run.
- */
 /** A resource of the run's, let go of by the finish phase. */
 export interface RunCleanup {
   what: string;
@@ -37,6 +30,13 @@ export interface RunCleanup {
   beforeOutputs?: boolean;
 }
 
+/**
+ * Everything one run carries from `prepareRun` through `executeRun` to `finishRun`. The prepare
+ * phase fills the set-up fields; the execute phase records how the agent ended (`outcome` or
+ * `crash`); the finish phase turns them into the outputs. Features that need a resource for the
+ * run's length (a sandbox, servers) add a `dispose` to `cleanups`: the finish phase runs each once,
+ * whatever ended the run.
+ */
 export interface RunContext {
   readonly options: RunTaskOptions;
   readonly env: NodeJS.ProcessEnv;

@@ -24,8 +24,8 @@ export function enableCompileCache(): void {
 /**
  * Whether a compile cache written by this run can serve a later one. Not on a GitHub-hosted runner
  * (GitHub's documented `RUNNER_ENVIRONMENT`): its machine is thrown away after the job, and writing
- * the caches cost every run there ~16 ms at its end, on a fresh cache folder here (a one-turn run's
- * last answer to its exit: 35 ms against 20 without), for nothing. Unless `NODE_COMPILE_CACHE`
+ * the caches cost every run there ~17 ms at its end, on a fresh cache folder here (a one-turn run's
+ * last answer to its exit: 37 ms against 20 without), for nothing. Unless `NODE_COMPILE_CACHE`
  * names the folder: a workflow that keeps it (actions/cache) wants it written.
  */
 export function cacheOutlivesRun(env: NodeJS.ProcessEnv = process.env): boolean {
