@@ -43,7 +43,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   // resources: a readdir waited for after them cost 0.3-2.6 ms of the end. Never rejects.
   const staleRemoved = removeStaleTempFiles(ctx.outputs.dir);
   /** The run's resources let go of: awaited before `run_end`, whatever happens. Never rejects. */
-  let releasing: Promise<void> | undefined;
+  let released: Promise<void> = Promise.resolve();
   try {
     await settleCheckpoint(ctx, hold.urgent);
     // When no process of the model's can be alive (only bash starts any, in the sandbox session,
@@ -54,7 +54,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
     const early = still ? endPatch(ctx) : undefined;
     // What the outputs tell of (the review's note) is in before they are written, either way.
     if (still) await runCleanups(ctx, (cleanup) => cleanup.beforeOutputs === true);
-    const released = runCleanups(ctx, still ? (cleanup) => cleanup.beforeOutputs !== true : undefined)
+    released = runCleanups(ctx, still ? (cleanup) => cleanup.beforeOutputs !== true : undefined)
       .then(killLeftoverProcesses)
       .then((leftovers) => {
         if (leftovers.length === 0) return;
@@ -63,7 +63,6 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
           message: `${leftovers.length} process${leftovers.length === 1 ? "" : "es"} the run's commands left running ${leftovers.length === 1 ? "was" : "were"} stopped`,
         });
       });
-    releasing = released;
     if (!still) await released;
     // The bash tool saved full outputs as the commands printed them; like every output, they keep
     // no secret. The commands have ended (none is alive, or the sandbox went with the cleanups and
@@ -154,7 +153,7 @@ export async function finishRun(ctx: RunContext): Promise<RunResult> {
   } finally {
     // Whatever failed above (a bug), the resources are let go of, the files closed, the temp dirs
     // removed, the signals let go.
-    await releasing;
+    await released;
     void ctx.savedOutputLooks.stop();
     await ctx.events.close().catch(() => {});
     await ctx.checkpoints?.dispose().catch(() => {});

@@ -10,25 +10,30 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { registerTestTools } from "./tools.ts";
 
+/** Date.now() when a DELETE (a session's end) came, and when it was answered. */
+export interface SessionEnd {
+  at: number;
+  answeredAt?: number;
+}
+
 export interface TestHttpMcp {
   /** http://127.0.0.1:PORT/mcp */
   url: string;
   headers: IncomingHttpHeaders[];
   calls: { name: string; args: unknown }[];
-  /** Date.now() when each DELETE (a session's end) came, and when it was answered. */
-  sessionEnds: { at: number; answeredAt?: number }[];
+  sessionEnds: SessionEnd[];
   close(): Promise<void>;
 }
 
 export async function startHttpMcp(options: { endSessionAfterMs?: number } = {}): Promise<TestHttpMcp> {
   const headers: IncomingHttpHeaders[] = [];
   const calls: { name: string; args: unknown }[] = [];
-  const sessionEnds: { at: number; answeredAt?: number }[] = [];
+  const sessionEnds: SessionEnd[] = [];
   const { endSessionAfterMs } = options;
   const http = createServer(async (req, res) => {
     headers.push(req.headers);
     if (req.method === "DELETE" && endSessionAfterMs !== undefined) {
-      const end: { at: number; answeredAt?: number } = { at: Date.now() };
+      const end: SessionEnd = { at: Date.now() };
       sessionEnds.push(end);
       setTimeout(() => {
         end.answeredAt = Date.now();
