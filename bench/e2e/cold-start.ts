@@ -26,10 +26,31 @@ interface Series {
 
 const series = (): Series => ({ wall: [], cpu: [], rss: [], first: [], last: [] });
 
+/**
+ * What GitHub sets on a hosted runner, whose machine goes with the job, and on a self-hosted one:
+ * the same run otherwise, so the two rows differ by the caches only.
+ */
+const GITHUB_HOSTED = { GITHUB_ACTIONS: "true", RUNNER_ENVIRONMENT: "github-hosted" };
+const SELF_HOSTED = { GITHUB_ACTIONS: "true", RUNNER_ENVIRONMENT: "self-hosted" };
+
+/**
+ * The one-turn task on a fresh machine: a temp folder of its own, so no compile cache to read and
+ * one for the run to write at its exit (unless `env` says no later run will read it).
+ */
+async function freshMachineRun(ctx: BenchContext, env: NodeJS.ProcessEnv, what: string) {
+  const workspace = await tempWorkspace({ "task.yml": taskYaml({ wire: "anthropic" }) });
+  const tmp = await tempWorkspace();
+  const run = await runCliOnce(ctx, workspace, [DONE], { what, env: { ...env, TMPDIR: tmp } });
+  await expectRun(workspace, 1, 0, what);
+  return run;
+}
+
 export async function coldStart(ctx: BenchContext, runs: number): Promise<BenchRow[]> {
   const version = series();
   const oneTurn = series();
   const bare = series();
+  const fresh = series();
+  const freshHosted = series();
   // One unmeasured run of each warms the page cache (and the compile cache), as a second CI step
   // on the same machine would find them.
   for (let run = -1; run < runs; run++) {
@@ -40,12 +61,16 @@ export async function coldStart(ctx: BenchContext, runs: number): Promise<BenchR
     await expectRun(workspace, 1, 0, "cold start: one-turn task");
     const bareWorkspace = await tempWorkspace();
     const b = await runBareOnce(ctx, "anthropic", bareWorkspace, [DONE], "cold start: bare loop");
+    const f = await freshMachineRun(ctx, SELF_HOSTED, "cold start: a fresh self-hosted runner");
+    const h = await freshMachineRun(ctx, GITHUB_HOSTED, "cold start: a fresh GitHub-hosted runner");
     if (run < 0) continue;
     version.wall.push(v.wallMs);
     if (v.peakRssKb !== undefined) version.rss.push(v.peakRssKb / 1024);
     for (const [into, got] of [
       [oneTurn, t],
       [bare, b],
+      [fresh, f],
+      [freshHosted, h],
     ] as const) {
       into.wall.push(got.wallMs);
       into.first.push(got.firstRequestMs);
@@ -65,6 +90,9 @@ export async function coldStart(ctx: BenchContext, runs: number): Promise<BenchR
     rowOf(s, "one-turn last request → exit ms", oneTurn.last),
     rowOf(s, "bare loop last request → exit ms", bare.last),
     ratioRow(s, "last request → exit, × bare loop", oneTurn.last, bare.last, RATIO_TARGET.lastRequestToExit),
+    rowOf(s, "fresh machine: start → first request ms", fresh.first),
+    rowOf(s, "fresh self-hosted runner: last request → exit ms (caches written)", fresh.last),
+    rowOf(s, "fresh GitHub-hosted runner: last request → exit ms (none written)", freshHosted.last),
   ];
   if (oneTurn.cpu.length > 0 && bare.cpu.length > 0) {
     rows.push(rowOf(s, "one-turn task CPU ms", oneTurn.cpu));

@@ -61,14 +61,14 @@ export async function runCliOnce(
   ctx: BenchContext,
   workspace: string,
   script: MockScript,
-  options: { recordBodies?: boolean; what: string },
+  options: { recordBodies?: boolean; what: string; env?: NodeJS.ProcessEnv },
 ): Promise<CliRun> {
   const play = timed(script);
   const mock = await startMockLlm({ script: play.script, recordBodies: options.recordBodies ?? false });
   try {
     const result = await measure(ctx.node, [ctx.bundle.cli, path.join(workspace, "task.yml")], {
       cwd: workspace,
-      env: cliEnv(mock.url),
+      env: { ...cliEnv(mock.url), ...options.env },
     });
     expectExit(result, 0, options.what);
     return { ...result, ...requestTimes(result, play.at), requests: mock.requests };
