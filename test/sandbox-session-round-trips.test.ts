@@ -2,12 +2,13 @@
  * What the file tools ask of a sandbox session, counted: each request is a wake-up of the server
  * and of the runner, the larger part of a quick tool call's cost. A read is one request (the
  * content comes with `open`, and the server closes a handle it has read whole); an edit sends its
- * lookup and its open together, then one replace. The server here is a map of files in memory that
+ * lookup and its open together, then one replace; a write of a path with no link on the way is
+ * one request. The server here is a map of files in memory that
  * answers as the exec server does (see exec-server.ts), one tick later.
  */
 import { describe, expect, test } from "vitest";
 import { createSessionFileOperations, type SessionRequest } from "../src/sandbox/index.ts";
-import { createEditTool, createReadTool } from "../src/tools/index.ts";
+import { createEditTool, createReadTool, createWriteTool } from "../src/tools/index.ts";
 import { failureOf, run, textOf } from "./tools-support.ts";
 
 interface Call {
@@ -68,6 +69,14 @@ function fakeSession(
           Buffer.concat([before.subarray(0, header.position as number), data ?? Buffer.alloc(0)]),
         );
         return { result: {}, data: Buffer.alloc(0) };
+      }
+      case "write": {
+        const real = where(path);
+        if (header.follow === false && real !== path)
+          throw Object.assign(new Error(`"${path}" changed while it was being used`), { code: "changed" });
+        const created = !files.has(real);
+        files.set(real, Buffer.from(data ?? Buffer.alloc(0)));
+        return { result: { created, path: real }, data: Buffer.alloc(0) };
       }
       case "close":
         if (!handles.delete(header.handle as number))
@@ -182,5 +191,58 @@ describe("the file tools' requests to a sandbox session", () => {
     expect(files.get("ci/deploy.yml")?.toString()).toBe("steps: []\n");
     expect(calls.map((c) => c.call)).not.toContain("replace");
     expect(handles.size).toBe(0);
+  });
+
+  test("a write of a path with no link on the way is one request, which follows no link", async () => {
+    const files = new Map<string, Buffer>();
+    const { calls, operations } = fakeSession(files);
+    const result = await run(createWriteTool("/ws", { operations, protectedPaths: ["ci/**"] }), {
+      path: "src/new.ts",
+      content: "export {};\n",
+    });
+    expect(textOf(result)).toContain("(new file)");
+    expect(files.get("src/new.ts")?.toString()).toBe("export {};\n");
+    expect(calls.map((c) => c.call)).toEqual(["write"]);
+  });
+
+  test("a write through a link is looked up, then made at the link's real location", async () => {
+    const files = new Map([["real/notes.md", Buffer.from("old\n")]]);
+    const { calls, operations } = fakeSession(files, {
+      realPath: (path) => path.replace(/^docs\//, "real/"),
+    });
+    const result = await run(createWriteTool("/ws", { operations }), {
+      path: "docs/notes.md",
+      content: "new\n",
+    });
+    expect(textOf(result)).toBe("Wrote 4 bytes to docs/notes.md.");
+    expect([...files.keys()]).toEqual(["real/notes.md"]);
+    expect(files.get("real/notes.md")?.toString()).toBe("new\n");
+    expect(calls.map((c) => [c.call, c.path])).toEqual([
+      ["write", "docs/notes.md"],
+      ["lookup", "docs/notes.md"],
+      ["write", "real/notes.md"],
+    ]);
+  });
+
+  test("a write through a link into a protected folder is refused and writes nothing", async () => {
+    const files = new Map([["ci/deploy.yml", Buffer.from("steps: []\n")]]);
+    const { calls, operations } = fakeSession(files, {
+      realPath: (path) => (path === "deploy.yml" ? "ci/deploy.yml" : path),
+    });
+    const write = createWriteTool("/ws", { operations, protectedPaths: ["ci/**"] });
+    const failure = await failureOf(run(write, { path: "deploy.yml", content: "steps: [evil]\n" }));
+    expect(failure).toBe('"deploy.yml" is protected (matches "ci/**"); it cannot be written.');
+    expect(files.get("ci/deploy.yml")?.toString()).toBe("steps: []\n");
+    expect(calls.map((c) => c.call)).toEqual(["write", "lookup"]);
+  });
+
+  test("a protected path as named is not tried at all", async () => {
+    const files = new Map<string, Buffer>();
+    const { calls, operations } = fakeSession(files);
+    const write = createWriteTool("/ws", { operations, protectedPaths: [".github/**"] });
+    const failure = await failureOf(run(write, { path: ".github/workflows/x.yml", content: "on: push\n" }));
+    expect(failure).toMatch(/is protected \(matches "\.github\/\*\*"\)/);
+    expect(files.size).toBe(0);
+    expect(calls.map((c) => c.call)).toEqual(["lookup"]);
   });
 });

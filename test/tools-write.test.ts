@@ -33,16 +33,18 @@ describe("write", () => {
   test("uses injected operations: the path as looked up, written without following symlinks", async () => {
     const root = await makeWorkspace();
     const writes: string[] = [];
+    // Every path leads through a link to real/; `follow: false` refuses the link, as it must.
     const tool = createWriteTool(root, {
       operations: {
         lookup: async (path) => ({ path: `real/${path}`, kind: "missing", size: 0, links: 0 }),
         writeFile: async (path, parts, options) => {
           writes.push(`${path}=${parts.join("")} follow=${options?.follow}`);
+          if (!path.startsWith("real/")) throw new Error(`"${path}" goes through a symlink; refused.`);
           return { created: true, path };
         },
       },
     });
     await run(tool, { path: "./f.txt", content: "c" });
-    expect(writes).toEqual(["real/f.txt=c follow=false"]);
+    expect(writes).toEqual(["f.txt=c follow=false", "real/f.txt=c follow=false"]);
   });
 });
