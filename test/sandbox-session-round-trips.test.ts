@@ -2,13 +2,15 @@
  * What the file tools ask of a sandbox session, counted: each request is a wake-up of the server
  * and of the runner, the larger part of a quick tool call's cost. A read is one request (the
  * content comes with `open`, and the server closes a handle it has read whole); an edit sends its
- * lookup and its open together, then one replace; a write of a path with no link on the way is
- * one request. The server here is a map of files in memory that
+ * lookup and its open together, then one replace, unless it is a single exact edit of a path
+ * with no link on the way: that, like a write of such a path, is one request. The server here is a map of files in memory that
  * answers as the exec server does (see exec-server.ts), one tick later.
  */
 import { describe, expect, test } from "vitest";
 import { createSessionFileOperations, type SessionRequest } from "../src/sandbox/index.ts";
+import { exactBytesEdit } from "../src/tools/edit-bytes.ts";
 import { createEditTool, createReadTool, createWriteTool } from "../src/tools/index.ts";
+import type { ExactEdit } from "../src/tools/operations.ts";
 import { failureOf, run, textOf } from "./tools-support.ts";
 
 interface Call {
@@ -69,6 +71,16 @@ function fakeSession(
           Buffer.concat([before.subarray(0, header.position as number), data ?? Buffer.alloc(0)]),
         );
         return { result: {}, data: Buffer.alloc(0) };
+      }
+      case "editExact": {
+        const real = where(path);
+        const content = files.get(real);
+        if ((header.follow === false && real !== path) || !content) return { result: null };
+        const done = exactBytesEdit(content, header.edit as ExactEdit);
+        if (!done) return { result: null };
+        files.set(real, Buffer.concat(done.parts));
+        const { replacements, before, after, lineOffset } = done;
+        return { result: { path: real, replacements, before, after, lineOffset }, data: Buffer.alloc(0) };
       }
       case "write": {
         const real = where(path);
@@ -140,19 +152,74 @@ describe("the file tools' requests to a sandbox session", () => {
     expect(calls.map((c) => c.call)).toEqual(["open", "open", "replace", "close"]);
   });
 
-  test("an edit sends its lookup and its open together, then one replace", async () => {
+  test("an exact edit of a path with no link on the way is one request, which follows no link", async () => {
     const files = new Map([["main.txt", Buffer.from("start\nmiddle\nend\n")]]);
     const { calls, handles, operations } = fakeSession(files);
-    const result = await run(createEditTool("/ws", { operations }), {
+    const result = await run(createEditTool("/ws", { operations, protectedPaths: ["ci/**"] }), {
       path: "main.txt",
       edits: [{ oldText: "middle", newText: "centre" }],
     });
-    await settle();
-    expect(textOf(result)).toContain("1 replacement");
     expect(files.get("main.txt")?.toString()).toBe("start\ncentre\nend\n");
-    // The three pieces of the new content (before, replacement, after) go as one frame.
+    expect(calls.map((c) => c.call)).toEqual(["editExact"]);
+    expect(handles.size).toBe(0);
+    // The same words and details as the general path's.
+    const general = fakeSession(new Map([["main.txt", Buffer.from("start\nmiddle\nend\n")]]));
+    const { editExact: _, ...withoutOneStep } = general.operations;
+    const expected = await run(createEditTool("/ws", { operations: withoutOneStep }), {
+      path: "main.txt",
+      edits: [{ oldText: "middle", newText: "centre" }],
+    });
+    expect(general.calls.map((c) => c.call)).toEqual(["open", "lookup", "replace", "close"]);
+    expect(result).toEqual(expected);
+  });
+
+  test("an edit the one step cannot do sends its lookup and its open together, then one replace", async () => {
+    const files = new Map([["main.txt", Buffer.from("start\nmiddle\nend\n")]]);
+    const { calls, handles, operations } = fakeSession(files);
+    // Two edits: not one step's. The three pieces of the new content go as one frame.
+    await run(createEditTool("/ws", { operations }), {
+      path: "main.txt",
+      edits: [
+        { oldText: "start", newText: "begin" },
+        { oldText: "middle", newText: "centre" },
+      ],
+    });
+    await settle();
+    expect(files.get("main.txt")?.toString()).toBe("begin\ncentre\nend\n");
     expect(calls.map((c) => c.call)).toEqual(["open", "lookup", "replace", "close"]);
     expect(calls.slice(0, 2).map((c) => c.answeredBefore)).toEqual([0, 0]);
+    expect(handles.size).toBe(0);
+  });
+
+  test("an edit whose text does not match exactly takes the general path, which matches it tolerantly", async () => {
+    const files = new Map([["main.txt", Buffer.from("say(\u201chi\u201d)\n")]]);
+    const { calls, operations } = fakeSession(files);
+    const result = await run(createEditTool("/ws", { operations }), {
+      path: "main.txt",
+      edits: [{ oldText: 'say("hi")', newText: 'say("bye")' }],
+    });
+    expect(textOf(result)).toContain("matched after normalizing");
+    expect(calls.map((c) => c.call).slice(0, 4)).toEqual(["editExact", "open", "lookup", "replace"]);
+  });
+
+  test("an edit through a link into a protected folder is refused and changes nothing", async () => {
+    const files = new Map([["ci/deploy.yml", Buffer.from("steps: []\n")]]);
+    const { calls, handles, operations } = fakeSession(files, {
+      realPath: (path) => (path === "deploy.yml" ? "ci/deploy.yml" : path),
+    });
+    const edit = createEditTool("/ws", { operations, protectedPaths: ["ci/**"] });
+    const failure = await failureOf(
+      run(edit, { path: "deploy.yml", edits: [{ oldText: "[]", newText: "[evil]" }] }),
+    );
+    await settle();
+    await settle();
+    expect(failure).toBe('"deploy.yml" is protected (matches "ci/**"); it cannot be edited.');
+    expect(files.get("ci/deploy.yml")?.toString()).toBe("steps: []\n");
+    expect(calls.map((c) => c.call).filter((call) => call !== "close")).toEqual([
+      "editExact",
+      "open",
+      "lookup",
+    ]);
     expect(handles.size).toBe(0);
   });
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { describe, expect, test } from "vitest";
 import { createConfinedFs } from "../src/tools/confined-fs.ts";
 import { createConfinedWalk } from "../src/tools/confined-walk.ts";
+import { exactBytesEdit } from "../src/tools/edit-bytes.ts";
 import { looksBinary } from "../src/tools/file-kind.ts";
 import { makeWorkspace } from "./tools-support.ts";
 
@@ -35,7 +36,7 @@ describe("confined file access without /proc/self/fd", () => {
     await link(join(outside, "secret.txt"), join(root, "hard.txt"));
     execFileSync("mkfifo", [join(root, "fifo")]);
     await mkdir(join(root, "empty"));
-    const confined = createConfinedFs({ fs: noProc, createConfinedWalk, looksBinary }, root);
+    const confined = createConfinedFs({ fs: noProc, createConfinedWalk, looksBinary, exactBytesEdit }, root);
 
     expect(failure(() => confined.lookup("out-file"))).toMatch(/^symlink-outside: .*leads outside/);
     expect(failure(() => confined.writeFile("out-dir/x.txt", ["x"], true))).toMatch(/^symlink-outside/);

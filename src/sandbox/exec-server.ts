@@ -18,10 +18,10 @@
  *   its ancestors (bubblewrap's init) lives in its PID namespace, zombies aside: then none of the
  *   model's does, and none can start but through a `start` (see sandbox/session.ts).
  * - `{op:"fs",id,root,call,…}`: one file operation below `root` (lookup, open, read, replace,
- *   close, write, list, readFiles; see session-files.ts), content as the payload either way
- *   (a handle's `replace` in pieces: `truncate` on the first, each at its `position`; `open` with
- *   `first` answers the file's first bytes too, and closes a handle for reading read whole then:
- *   `closed`);
+ *   close, write, editExact, list, readFiles; see session-files.ts), content as the payload either
+ *   way (a handle's `replace` in pieces: `truncate` on the first, each at its `position`; `open`
+ *   with `first` answers the file's first bytes too, and closes a handle for reading read whole
+ *   then: `closed`; `editExact` answers null when it wrote nothing);
  *   replies `{id,event:"fs",ok:true,result}` or `{id,event:"fs",ok:false,code,message}`.
  * When a command's leader exits, the rest of its group gets the same treatment. When its stdin
  * ends, it SIGKILLs every group it started and exits; bubblewrap then tears the PID namespace down
@@ -34,6 +34,7 @@ import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
 import { createConfinedFs } from "../tools/confined-fs.ts";
 import { createConfinedWalk } from "../tools/confined-walk.ts";
+import { exactBytesEdit } from "../tools/edit-bytes.ts";
 import { looksBinary } from "../tools/file-kind.ts";
 import { createFrameReader, encodeFrame } from "./frames.ts";
 
@@ -43,6 +44,7 @@ export interface ExecServerDeps {
   createConfinedFs: typeof createConfinedFs;
   createConfinedWalk: typeof createConfinedWalk;
   looksBinary: typeof looksBinary;
+  exactBytesEdit: typeof exactBytesEdit;
   createFrameReader: typeof createFrameReader;
   encodeFrame: typeof encodeFrame;
 }
@@ -55,6 +57,8 @@ export function execServer(deps: ExecServerDeps): void {
   const { fs, childProcess } = deps;
   const MAX_DATA = 64 * 1024 * 1024;
   const MAX_READ = 16 * 1024 * 1024;
+  // An edit's window goes back in a JSON header (read up to 16 MiB; an escape is at most 6 bytes).
+  const MAX_WINDOW = 1024 * 1024;
   // Spawn retries on EAGAIN, 25 ms doubling: about 3 s in all.
   const SPAWN_RETRIES = 7;
   interface Live {
@@ -191,7 +195,12 @@ export function execServer(deps: ExecServerDeps): void {
     let confined = roots.get(root);
     if (!confined) {
       confined = deps.createConfinedFs(
-        { fs, createConfinedWalk: deps.createConfinedWalk, looksBinary: deps.looksBinary },
+        {
+          fs,
+          createConfinedWalk: deps.createConfinedWalk,
+          looksBinary: deps.looksBinary,
+          exactBytesEdit: deps.exactBytesEdit,
+        },
         root,
       );
       roots.set(root, confined);
@@ -246,6 +255,15 @@ export function execServer(deps: ExecServerDeps): void {
         return { result: {} };
       case "write":
         return { result: confined.writeFile(m.path as string, [data], m.follow as boolean) };
+      case "editExact": {
+        const limits = m.limits as { maxFileBytes: number; maxWindowChars: number };
+        const edit = m.edit as { oldText: string; newText: string; replaceAll: boolean };
+        const done = confined.editExact(m.path as string, edit, m.follow as boolean, {
+          maxFileBytes: Math.min(limits.maxFileBytes, MAX_READ),
+          maxWindowChars: Math.min(limits.maxWindowChars, MAX_WINDOW),
+        });
+        return { result: done ?? null };
+      }
       case "list":
         return { result: confined.list(m.paths as string[], m.follow as boolean) };
       case "readFiles": {
@@ -320,4 +338,4 @@ export function execServer(deps: ExecServerDeps): void {
  * `node -e` source of the server: `execServer` called with Node's modules and the other functions
  * it needs, each as its own source text. Starts with "use strict" (tests find the server by it).
  */
-export const EXEC_SERVER_SOURCE = `"use strict";(${String(execServer)})({fs:require("node:fs"),childProcess:require("node:child_process"),createConfinedFs:${String(createConfinedFs)},createConfinedWalk:${String(createConfinedWalk)},looksBinary:${String(looksBinary)},createFrameReader:${String(createFrameReader)},encodeFrame:${String(encodeFrame)}});`;
+export const EXEC_SERVER_SOURCE = `"use strict";(${String(execServer)})({fs:require("node:fs"),childProcess:require("node:child_process"),createConfinedFs:${String(createConfinedFs)},createConfinedWalk:${String(createConfinedWalk)},looksBinary:${String(looksBinary)},exactBytesEdit:${String(exactBytesEdit)},createFrameReader:${String(createFrameReader)},encodeFrame:${String(encodeFrame)}});`;

@@ -43,6 +43,13 @@ const LIST_BATCH = 512;
 const READ_BATCH = 256;
 /** The byte budget of one `readFiles` request: 8 MiB. */
 const READ_BUDGET = 8 * 1024 * 1024;
+/**
+ * An edit in one request (`editExact`): the edit's texts and the changed window travel in JSON
+ * headers, which either side reads up to 16 MiB; a JSON escape is at most 6 bytes a UTF-16 unit.
+ * Larger edits, or edits of files over 16 MiB, take the open-and-replace path.
+ */
+const EDIT_TEXT_CHARS = 1024 * 1024;
+const EDIT_FILE_BYTES = 16 * 1024 * 1024;
 
 /** File operations below `root` through `request` (see the module comment). */
 export function createSessionFileOperations(request: SessionRequest, root: string): FileOperations {
@@ -90,6 +97,29 @@ export function createSessionFileOperations(request: SessionRequest, root: strin
       const written = result as { created?: unknown; path?: unknown } | null;
       if (typeof written?.created !== "boolean" || typeof written.path !== "string") throw broken(path);
       return { created: written.created, path: written.path };
+    },
+    async editExact(path, edit, options = {}) {
+      if (edit.oldText.length + edit.newText.length > EDIT_TEXT_CHARS) return undefined;
+      const { result } = await call(path, {
+        call: "editExact",
+        path,
+        follow: options.follow ?? true,
+        edit: { oldText: edit.oldText, newText: edit.newText, replaceAll: edit.replaceAll === true },
+        limits: { maxFileBytes: EDIT_FILE_BYTES, maxWindowChars: EDIT_TEXT_CHARS },
+      });
+      if (result === null) return undefined;
+      const done = result as Partial<Record<string, unknown>>;
+      if (
+        typeof done?.path !== "string" ||
+        typeof done.replacements !== "number" ||
+        typeof done.before !== "string" ||
+        typeof done.after !== "string" ||
+        typeof done.lineOffset !== "number"
+      ) {
+        throw broken(path);
+      }
+      const { replacements, before, after, lineOffset } = done;
+      return { path: done.path, replacements, before, after, lineOffset };
     },
     async list(paths, options = {}) {
       const out: DirListing[] = [];

@@ -38,6 +38,7 @@ import type {
   WalkProbe,
   WalkScope,
 } from "./confined-walk.ts";
+import type { exactBytesEdit } from "./edit-bytes.ts";
 
 /** What a path is, once every symlink on the way is resolved. */
 export interface ConfinedInfo {
@@ -70,6 +71,23 @@ export type ConfinedRead =
   | { kind: "deferred" }
   | ({ kind: "error" } & ConfinedFailure);
 
+/** What `editExact` changed: where, how often, and the window around it (see `BytesEdit`). */
+export interface ConfinedEdit {
+  /** Root-relative real location of the file edited. */
+  path: string;
+  replacements: number;
+  before: string;
+  after: string;
+  lineOffset: number;
+}
+
+export interface ConfinedEditLimits {
+  /** A larger file is not edited in one step. */
+  maxFileBytes: number;
+  /** Nor one whose changed window (before and after, UTF-16 units) is longer. */
+  maxWindowChars: number;
+}
+
 export interface ConfinedReadOptions {
   /** Files larger than this are skipped. */
   maxFileBytes: number;
@@ -97,6 +115,19 @@ export interface ConfinedFs {
     parts: readonly (string | Uint8Array)[],
     follow: boolean,
   ): { created: boolean; path: string };
+  /**
+   * One exact edit (`exactBytesEdit`) of the regular file at `path` in one step: opened for "edit",
+   * read whole, matched as bytes and rewritten through the same descriptor. Undefined, with nothing
+   * written, when the step is not taken: the open refused (missing, a folder, hard links, a symlink
+   * with `follow: false`, …), the file or the window over `limits`, or no single match (none, with
+   * replaceAll). Throws only when the rewrite failed.
+   */
+  editExact(
+    path: string,
+    edit: { oldText: string; newText: string; replaceAll?: boolean | undefined },
+    follow: boolean,
+    limits: ConfinedEditLimits,
+  ): ConfinedEdit | undefined;
   /** The entries of each folder, in the folder's order. */
   list(paths: readonly string[], follow: boolean): ConfinedListing[];
   /** The content of each regular file, within `options`. */
@@ -109,6 +140,8 @@ export interface ConfinedFsDeps {
   createConfinedWalk: typeof createConfinedWalk;
   /** file-kind.ts `looksBinary`, likewise. */
   looksBinary: (sample: Uint8Array) => boolean;
+  /** edit-bytes.ts `exactBytesEdit`, likewise. */
+  exactBytesEdit: typeof exactBytesEdit;
 }
 
 /** Creates the operations for `rootPath` (an existing folder; resolved with realpath once). */
@@ -253,6 +286,33 @@ export function createConfinedFs(deps: ConfinedFsDeps, rootPath: string): Confin
         }
         throw changed(input);
       }),
+    editExact: (input, edit, follow, limits) => {
+      let opened: { fd: number; info: ConfinedInfo };
+      try {
+        opened = guarded("open", input, (scope) => openFile(input, "edit", follow, scope));
+      } catch {
+        return undefined;
+      }
+      const { fd, info } = opened;
+      try {
+        if (info.size > limits.maxFileBytes) return undefined;
+        let done: ReturnType<typeof exactBytesEdit>;
+        try {
+          done = deps.exactBytesEdit(readWhole(fd, info.size), edit);
+        } catch {
+          return undefined;
+        }
+        if (!done || done.before.length + done.after.length > limits.maxWindowChars) return undefined;
+        const { parts, replacements, before, after, lineOffset } = done;
+        return guarded("write", input, () => {
+          fs.ftruncateSync(fd, 0);
+          writeParts(fd, parts);
+          return { path: info.path, replacements, before, after, lineOffset };
+        });
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
     list: (paths, follow) => {
       const cache: DirCache = { dirs: new Map(), scope: [] };
       try {

@@ -36,6 +36,14 @@ export function createLocalFileOperations(root: string): FileOperations {
       }),
     writeFile: (path, parts, options = {}) =>
       attempt(path, () => confined().writeFile(path, parts, options.follow ?? true)),
+    // No limits: the general path would hold the file and the window in this process too.
+    editExact: (path, edit, options = {}) =>
+      attempt(path, () =>
+        confined().editExact(path, edit, options.follow ?? true, {
+          maxFileBytes: Number.POSITIVE_INFINITY,
+          maxWindowChars: Number.POSITIVE_INFINITY,
+        }),
+      ),
     list: (paths, options = {}) =>
       attempt(paths[0] ?? ".", () => confined().list(paths, options.follow ?? true)),
     readFiles: (paths, options) =>

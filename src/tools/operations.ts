@@ -51,6 +51,23 @@ export interface ReadFilesOptions {
   budgetBytes?: number;
 }
 
+/** One exact edit, as the edit tool's parameters give it. */
+export interface ExactEdit {
+  oldText: string;
+  newText: string;
+  replaceAll?: boolean | undefined;
+}
+
+/** What `editExact` did: the real location edited, and the changed window (LF, no BOM) for the diff. */
+export interface ExactEditResult {
+  path: string;
+  replacements: number;
+  before: string;
+  after: string;
+  /** Lines of the file above the window. */
+  lineOffset: number;
+}
+
 /** Whether symlinks on the way are resolved (true) or refused as a change under the tool's feet (false). */
 export interface FollowOption {
   /** Default: true. */
@@ -90,6 +107,15 @@ export interface FileOperations {
     parts: readonly (string | Uint8Array)[],
     options?: FollowOption,
   ): Promise<{ created: boolean; path: string }>;
+  /**
+   * Optional: one exact edit of an existing file in one step, where the file is (for a sandbox
+   * session, one request instead of an open and a replace): opened for "edit", read whole, matched
+   * as bytes, rewritten through the same descriptor, as the edit tool's own exact path does
+   * (`exactBytesEdit`). Resolves undefined, having written nothing, when the step is not taken: the
+   * open refused, no single match (none with replaceAll), or a file or change too large for one
+   * step; the caller then takes its general path. Rejects only when the rewrite failed.
+   */
+  editExact?(path: string, edit: ExactEdit, options?: FollowOption): Promise<ExactEditResult | undefined>;
   /** The entries of each folder, one result per path, in order. */
   list(paths: readonly string[], options?: FollowOption): Promise<DirListing[]>;
   /** The content of each file, one result per path, in order; files are read whole. */
@@ -110,6 +136,6 @@ export type ReadOperations = Pick<FileOperations, "open">;
 /** The file access of the write tool. */
 export type WriteOperations = Pick<FileOperations, "lookup" | "writeFile">;
 /** The file access of the edit tool. */
-export type EditOperations = Pick<FileOperations, "lookup" | "open">;
+export type EditOperations = Pick<FileOperations, "lookup" | "open" | "editExact">;
 /** The part of a file handle the read tool uses. */
 export type ReadFileHandle = FileHandle;

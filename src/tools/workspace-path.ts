@@ -15,6 +15,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AgentRunError } from "../core/errors.ts";
 import { type ConfinedFs, createConfinedFs } from "./confined-fs.ts";
 import { createConfinedWalk } from "./confined-walk.ts";
+import { exactBytesEdit } from "./edit-bytes.ts";
 import { looksBinary } from "./file-kind.ts";
 
 export type WorkspacePathErrorCode =
@@ -129,7 +130,7 @@ export function localConfinedFs(root: string): ConfinedFs {
   const key = resolve(root);
   let confined = localFs.get(key);
   if (!confined) {
-    confined = createConfinedFs({ fs, createConfinedWalk, looksBinary }, key);
+    confined = createConfinedFs({ fs, createConfinedWalk, looksBinary, exactBytesEdit }, key);
     localFs.set(key, confined);
   }
   return confined;
