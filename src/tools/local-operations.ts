@@ -11,6 +11,9 @@ import type { ConfinedFs } from "./confined-fs.ts";
 import type { FileHandle, FileOperations, PathInfo, ToolOperations } from "./operations.ts";
 import { localConfinedFs, WorkspacePathError } from "./workspace-path.ts";
 
+/** The largest file `editExact` reads in one call: 4 MiB. */
+const ONE_STEP_EDIT_BYTES = 4 * 1024 * 1024;
+
 /** Local operations for the workspace `root` (an existing folder). */
 export function createLocalOperations(root: string): ToolOperations {
   return { run: runProcess, ...createLocalFileOperations(root) };
@@ -36,11 +39,12 @@ export function createLocalFileOperations(root: string): FileOperations {
       }),
     writeFile: (path, parts, options = {}) =>
       attempt(path, () => confined().writeFile(path, parts, options.follow ?? true)),
-    // No limits: the general path would hold the file and the window in this process too.
+    // A file read in one call: as large as one of the general path's reads (edit.ts), so a call
+    // stays short; a larger one is read by the general path a piece at a time.
     editExact: (path, edit, options = {}) =>
       attempt(path, () =>
         confined().editExact(path, edit, options.follow ?? true, {
-          maxFileBytes: Number.POSITIVE_INFINITY,
+          maxFileBytes: ONE_STEP_EDIT_BYTES,
           maxWindowChars: Number.POSITIVE_INFINITY,
         }),
       ),

@@ -35,7 +35,7 @@ export interface WriteToolDetails {
  *
  * A path with no symlink on the way is its own real location, so such a path that no glob protects
  * is written at once with `follow: false`: one round trip to a sandbox session instead of a lookup
- * and then the write (~0.5 ms a call on a 2-core runner). Anything else that refuses, a symlink
+ * and then the write (~0.7 ms a call on a 2-core runner). Anything else that refuses, a symlink
  * included, is then looked up and written the careful way.
  */
 export function createWriteTool(
