@@ -12,9 +12,10 @@
  *
  * Latency: each request wakes the server and then the runner (~0.2-0.5 ms on a 2-core runner, more
  * than the work itself), so a quick tool makes few: `open` brings the first block with it (a read
- * of a file under 4 MiB is one request; the server closes such a handle itself), `replace` sends
- * small content as one frame, and requests made in one tick go out in one write (the session's
- * channel), as an edit's lookup and open do.
+ * of a file under 4 MiB is one request; the server closes such a handle itself), `editExact` does
+ * a single exact edit in one request (and `write` a whole file), `replace` sends small content as
+ * one frame, and requests made in one tick go out in one write (the session's channel), as the
+ * general edit path's lookup and open do.
  *
  * The server's replies are data from inside the sandbox, which a sandboxed process could forge:
  * every reply is checked for shape and size before use; a bad one is an error.
