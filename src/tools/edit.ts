@@ -109,6 +109,7 @@ export function createEditTool(
    */
   const editInOneStep = async (relative: string, edits: EditItem[]): Promise<Edited | undefined> => {
     const edit = edits.length === 1 ? edits[0] : undefined;
+    // An empty or unchanged text is left to the general path, whose refusal says why.
     if (!editExact || !edit || edit.oldText.length === 0 || edit.oldText === edit.newText) return undefined;
     if (protectedBy({ relative, realRelative: relative }) !== undefined) return undefined;
     const done = await editExact(relative, edit, { follow: false });

@@ -70,10 +70,11 @@ export function createWriteTool(
     parameters: writeParameters,
     async execute(_id, params) {
       const relative = insideToolPath(cwd, params.path);
-      const { created } =
-        (protectedBy({ relative, realRelative: relative }) === undefined &&
-          (await writeFile(relative, [params.content], { follow: false }).catch(() => undefined))) ||
-        (await writeWhereItIs(relative, params.content));
+      const direct =
+        protectedBy({ relative, realRelative: relative }) === undefined
+          ? await writeFile(relative, [params.content], { follow: false }).catch(() => undefined)
+          : undefined;
+      const { created } = direct ?? (await writeWhereItIs(relative, params.content));
       const bytes = Buffer.byteLength(params.content, "utf8");
       return {
         content: [
