@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
-import { hasBase64RunIn, hasWrappedBase64Line } from "../src/output/token-shapes.ts";
+import { base64Spans, hasBase64RunIn, hasWrappedBase64Line } from "../src/output/token-shapes.ts";
 import { seededRandom } from "./helpers/seeded-random.ts";
 
 // Built at run time so no token-shaped literal sits in the repository.
@@ -203,6 +203,73 @@ describe("the look for a run of base64 in bytes", () => {
         bytes.push(breaks[Math.floor(random() * breaks.length)]!);
       }
       check(Uint8Array.from(bytes));
+    }
+  });
+});
+
+describe("where base64 runs and blocks of wrapped base64 are", () => {
+  // The definitions, as the redactor searched for them before they were found by hand.
+  const LINES = String.raw`(?:[A-Za-z0-9+/]{76}\r?\n|[A-Za-z0-9+/]{64}\r?\n)+[A-Za-z0-9+/]+={0,2}`;
+  const RUNS = new RegExp(String.raw`(?<![A-Za-z0-9+/_-])(?:${LINES}|[A-Za-z0-9+/_-]{27,}={0,2})`, "g");
+  const BLOCKS = new RegExp(String.raw`(?<![A-Za-z0-9+/_-])${LINES}`, "g");
+  const byDefinition = (text: string, pattern: RegExp) =>
+    [...text.matchAll(pattern)].flatMap((match) => [match.index, match.index + match[0].length]);
+  const check = (text: string) => {
+    expect(base64Spans(text, true), JSON.stringify(text)).toEqual(byDefinition(text, RUNS));
+    expect(base64Spans(text, false), JSON.stringify(text)).toEqual(byDefinition(text, BLOCKS));
+  };
+
+  test("found as the definitions find them on chosen edges", () => {
+    const b = (n: number) => "Ab0+/".repeat(40).slice(0, n);
+    for (const text of [
+      "",
+      b(27),
+      b(26),
+      `${b(26)}_`,
+      `${b(27)}==x`,
+      `${b(27)}===`,
+      `${b(76)}\n${b(76)}\n${b(10)}==`,
+      `${b(76)}\n${b(76)}\n`,
+      `${b(76)}\n`,
+      `${b(64)}\r\n${b(64)}\r\n==`,
+      `${b(64)}\r\n${b(76)}\n${b(5)}`,
+      `x${b(76)}\n${b(3)}`,
+      `-${b(76)}\n${b(3)}`,
+      `"${b(76)}\n${b(3)}"`,
+      `${b(76)}\n${b(3)}_${b(30)}`,
+      `${b(76)}\n${b(3)}-tail`,
+      `${b(76)}\n${b(76)}\n\n${b(76)}\n${b(76)}\nend`,
+      `${b(76)}\r${b(76)}\n${b(2)}`,
+      `${b(75)}\n${b(76)}\n${b(2)}`,
+      `${b(77)}\n${b(76)}\n${b(2)}`,
+      `${b(76)}_\n${b(76)}\n${b(2)}`,
+      `==${b(30)}==${b(30)}`,
+      `${b(30)}=${b(30)}`,
+      `${b(76)}\n${b(76)}`,
+    ]) {
+      check(text);
+    }
+  });
+
+  test("found as the definitions find them in random texts", () => {
+    const random = seededRandom(0xb10c);
+    const rare = 'Zz9+/\n\r-=_ "';
+    for (let n = 0; n < 5000; n++) {
+      const lines: string[] = [];
+      for (let count = Math.floor(random() * 7); count >= 0; count--) {
+        // Mostly lengths at and near 64 and 76, and around 27.
+        const near = [26, 27, 28, 63, 64, 65, 75, 76, 77, 64, 76][Math.floor(random() * 11)] ?? 64;
+        const length = random() < 0.8 ? near : Math.floor(random() * 160);
+        let line = "";
+        for (let i = 0; i < length; i++)
+          line +=
+            random() < 0.985
+              ? "Ab0+/"[Math.floor(random() * 5)]
+              : (rare[Math.floor(random() * rare.length)] ?? "A");
+        if (random() < 0.2) line += "=".repeat(Math.floor(random() * 4));
+        lines.push(line);
+      }
+      check(lines.join(random() < 0.5 ? "\n" : "\r\n"));
     }
   });
 });

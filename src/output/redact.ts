@@ -148,9 +148,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     let out = text;
     if (current && probe) {
       const holds = probe;
+      // The finder where the forms allow it: a block of wrapped base64 is most of a text that has
+      // one, and the alternation tried at each of its places took a third of such a text's look.
+      const find = holdsForm ?? ((joined: string) => holds.test(joined));
       wrapped ??= hasWrappedBase64Line(text);
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.
-      out = redactWrappedBase64(out, (joined) => holds.test(joined), wrapped);
+      out = redactWrappedBase64(out, find, wrapped);
       if (holdsForm === undefined || holdsForm(out)) out = out.replace(current, REDACTED);
     }
     return redactTokenShapes(out, wrapped, runs);
