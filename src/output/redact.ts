@@ -149,7 +149,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     if (current && probe) {
       const holds = probe;
       // The finder where the forms allow it: a block of wrapped base64 is most of a text that has
-      // one, and the alternation tried at each of its places took a third of such a text's look.
+      // one, and the alternation tried at each of its places was an eighth of a base64 dump's look.
       const find = holdsForm ?? ((joined: string) => holds.test(joined));
       wrapped ??= hasWrappedBase64Line(text);
       // Wrapped base64 first: redacting a form inside one of its lines would hide the block.

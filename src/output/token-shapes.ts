@@ -329,16 +329,21 @@ export function base64Spans(text: string, runs: boolean): number[] {
   return spans;
 }
 
-/** `text` with each span (pairs of `base64Spans`) replaced by what `replace` gives for its text. */
+/**
+ * `text` with each span (pairs of `base64Spans`) replaced by what `replace` gives for its text;
+ * `text` itself when nothing changed, which is most of the time.
+ */
 function replaceSpans(text: string, spans: number[], replace: (span: string) => string): string {
-  if (spans.length === 0) return text;
-  let out = "";
+  let out: string | undefined;
   let from = 0;
   for (let i = 0; i < spans.length; i += 2) {
     const start = spans[i]!;
     const end = spans[i + 1]!;
-    out += text.slice(from, start) + replace(text.slice(start, end));
+    const span = text.slice(start, end);
+    const replaced = replace(span);
+    if (replaced === span) continue;
+    out = (out ?? "") + text.slice(from, start) + replaced;
     from = end;
   }
-  return out + text.slice(from);
+  return out === undefined ? text : out + text.slice(from);
 }
