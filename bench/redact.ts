@@ -9,7 +9,9 @@
  * - a 40 KB tool result on its way out of a turn: events.jsonl's two lines that hold it, the
  *   renderer's copies of both events, the next request (the redactor remembers the first answer);
  * - a saved command output of 23 MB (`seq 1 3000000`) at the end of a run: read and redacted
- *   (redactFilesIn), and after an early look found it clean (lookForSecrets), wall time.
+ *   (redactFilesIn), and after an early look found it clean (lookForSecrets), wall time;
+ * - the early look at a saved output of 23 MB of base64 wrapped at 76 characters (`base64` of 17
+ *   MB of random bytes), wall time: the look's worst ordinary output, base64 through and through.
  */
 
 import { randomBytes } from "node:crypto";
@@ -166,4 +168,9 @@ console.log("saved output of 23 MB at the end of a run:");
 console.log(`  read and redacted: ${ms(await wall(() => redactFilesIn(dir, redactor)))}`);
 console.log(`  after a clean early look: ${ms(await wall(() => redactFilesIn(dir, redactor, { earlier })))}`);
 console.log(`  the early look itself: ${ms(await wall(() => lookForSecrets(file, redactor)))}`);
+const dump = path.join(dir, "agent-run-bash-base64.log");
+writeFileSync(dump, `${randomBytes(17_000_000).toString("base64").replace(/.{76}/g, "$&\n")}\n`);
+console.log(
+  `  23 MB of wrapped base64, the early look: ${ms(await wall(() => lookForSecrets(dump, redactor)))}`,
+);
 rmSync(root, { recursive: true, force: true });
