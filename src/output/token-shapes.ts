@@ -104,12 +104,13 @@ function decodesToToken(run: string): boolean {
 
 /**
  * Whether `text` may hold the base64 of a token: it holds the base64 of a prefix, maybe cut by a
- * line break of wrapped base64. One scan of the signatures (and one more without line breaks),
- * far cheaper than looking for base64 runs.
+ * line break of wrapped base64. One scan of the signatures, of the text without its line breaks
+ * when it holds wrapped base64, far cheaper than decoding base64 runs.
  */
 function mayHoldBase64Token(text: string, wrapped: boolean | undefined): boolean {
-  if (SIGNATURES.test(text)) return true;
-  return (wrapped ?? hasWrappedBase64Line(text)) && SIGNATURES.test(text.replace(/\r?\n/g, ""));
+  // Without its line breaks the text holds every signature it held with them (none holds a break).
+  if (wrapped ?? hasWrappedBase64Line(text)) return SIGNATURES.test(text.replace(/\r?\n/g, ""));
+  return SIGNATURES.test(text);
 }
 
 /**
