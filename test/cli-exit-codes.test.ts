@@ -227,6 +227,41 @@ describe("the CLI as a child process", () => {
     },
   );
 
+  test("signals from the agent's end on, its work done: the run still ends 0", async () => {
+    const dir = await tempWorkspace({ "task.yml": TASK(""), "s.yml": "turns:\n  - text: done\n" });
+    const { child, done } = startCli([
+      path.join(dir, "task.yml"),
+      "--replay",
+      path.join(dir, "s.yml"),
+      "--json",
+    ]);
+    let gone = false;
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => {
+        gone = true;
+        resolve({ code, signal });
+      }),
+    );
+    let printed = "";
+    await new Promise<void>((resolve) => {
+      child.stdout?.on("data", (chunk: Buffer) => {
+        printed += chunk.toString();
+        if (printed.includes('"type":"agent_end"')) resolve();
+      });
+    });
+    // One a millisecond until the process is gone, as CI's and a user's repeated stops come: the
+    // first lands in the finish phase, later ones while the process ends.
+    while (!gone) {
+      try {
+        child.kill("SIGTERM");
+      } catch {}
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(await ended).toEqual({ code: 0, signal: null });
+    await done;
+    expect((await outputsOf(dir)).usage.conclusion).toBe("success");
+  });
+
   test("a second signal as the run's end is printed (CI's SIGTERM after its SIGINT): still 130", async () => {
     const dir = await tempWorkspace({
       "task.yml": TASK("tools: [bash]\nsandbox: off\n"),

@@ -128,12 +128,20 @@ test.skipIf(typeof process.execve !== "function")(
 // A run ended by a stop signal may get another while it ends (GitHub's SIGTERM after its SIGINT,
 // a second Ctrl-C). The runner's handlers catch it until the process is gone; a shell it had
 // become would die by it instead, and the run's 130 would read as a kill.
-test.for([130, 143])(
-  "ending with %i under a stream of further SIGTERMs, it still ends with that code",
-  async (exitCode) => {
+test.for([
+  [130, false],
+  [143, false],
+  [0, true],
+  [1, true],
+] as const)(
+  "ending with %i under a stream of further SIGTERMs (a stop signal noted: %s), it still ends with that code",
+  async ([exitCode, noted]) => {
     const { script } = await entryScript([
+      `import { noteStopSignal } from ${JSON.stringify(path.join(ROOT, "src/system/exit-now.ts"))};`,
       `process.on("SIGTERM", () => {});`,
       `process.on("SIGINT", () => {});`,
+      // A run whose work was done when the signal came ends with its own code, 0 or 1.
+      ...(noted ? ["noteStopSignal();"] : []),
       `process.stdout.write("ending\\n");`,
       `await new Promise((resolve) => setTimeout(resolve, 50));`,
       `await exitWhenFlushed(${exitCode});`,

@@ -11,7 +11,7 @@
  */
 import { errorText, exitCodeOf } from "../core/errors.ts";
 import { useFetchHeadersGlobally } from "../providers/fetch-classes.ts";
-import { exitWhenFlushed } from "../system/exit-now.ts";
+import { exitWhenFlushed, noteStopSignal } from "../system/exit-now.ts";
 import { createProgressTracker } from "./progress-tracker.ts";
 import {
   isRunRequest,
@@ -37,6 +37,7 @@ export async function runChild(): Promise<void> {
   // Installed before the request is read, and kept: a second signal must not kill the process
   // while the run writes its outputs.
   const abort = (signal: NodeJS.Signals) => {
+    noteStopSignal();
     if (!controller.signal.aborted) controller.abort(signal);
   };
   process.on("SIGINT", abort);

@@ -3,6 +3,7 @@ import { useFetchHeadersGlobally } from "../providers/fetch-classes.ts";
 import { createJsonRenderer, createTextRenderer, type TextRenderMode } from "../render/index.ts";
 import { runTask } from "../run/run-task.ts";
 import { formatSpecProblems, SpecError } from "../spec/index.ts";
+import { noteStopSignal } from "../system/exit-now.ts";
 import type { CliCommand } from "./args.ts";
 
 /**
@@ -25,6 +26,9 @@ export async function runCommand(command: Extract<CliCommand, { kind: "run" }>):
   const hurry = new AbortController();
   let interrupted = false;
   const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+    // Another may come while the process ends: it ends through process.exit, whose handlers
+    // catch it, whatever the run's code (src/system/exit-now.ts).
+    noteStopSignal();
     if (controller.signal.aborted) {
       if (!hurry.signal.aborted) stderr(`agent-run: ${signal} received again, writing the outputs now\n`);
       hurry.abort(signal);

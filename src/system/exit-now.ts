@@ -28,13 +28,26 @@ export const DRAIN_TIMEOUT_MS = 2000;
  * Codes above this say a signal ended the work (128 + its number: 130 SIGINT, 143 SIGTERM). Such a
  * process may get another while it ends (GitHub sends SIGTERM 7.5 s after SIGINT; a second
  * Ctrl-C): the entries' handlers catch it until the process is gone, but the shell it would become
- * dies by it, and a run's 130 reads as a kill. It ends with `process.exit` instead.
+ * dies by it, and a run's 130 reads as a kill. It ends with `process.exit` instead; so does a
+ * process told of a stop signal (`noteStopSignal`) whatever its code, such as a run whose work was
+ * done when the signal came (its code 0 read as a kill when the next one met the shell).
  */
 const SIGNAL_CODES_ABOVE = 128;
 
+/**
+ * Where a stop signal is noted: on `process`, under a registered symbol, because the bundle's entry
+ * and its core (loaded apart, src/system/core-loader.ts) each hold their own copy of this module.
+ */
+const STOP_SIGNAL = Symbol.for("agent-run.stop-signal-received");
+
+/** Says a stop signal (SIGINT, SIGTERM) reached the process: it will not end as a shell. */
+export function noteStopSignal(): void {
+  Reflect.set(process, STOP_SIGNAL, true);
+}
+
 export async function exitWhenFlushed(code: number): Promise<never> {
   await Promise.all([drained(process.stdout), drained(process.stderr)]);
-  if (!(code > SIGNAL_CODES_ABOVE)) endAs(code);
+  if (!(code > SIGNAL_CODES_ABOVE) && Reflect.get(process, STOP_SIGNAL) !== true) endAs(code);
   process.exit(code);
 }
 

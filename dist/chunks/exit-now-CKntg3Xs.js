@@ -1,1 +1,0 @@
-export{n as exitWhenFlushed}from"./exit-now-BmYCL-7Y.js";

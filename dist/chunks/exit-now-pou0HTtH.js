@@ -1,0 +1,1 @@
+export{n as exitWhenFlushed}from"./exit-now-CmPQZRaC.js";
