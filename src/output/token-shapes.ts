@@ -301,8 +301,6 @@ export function base64Spans(text: string, runs: boolean): number[] {
       at++;
       continue;
     }
-    let runEnd = at + 1;
-    while (runEnd < length && inRun(runEnd)) runEnd++;
     let end = -1;
     // Whole lines from here: `last` is where the last one's characters end.
     let next = wholeLine(at);
@@ -319,10 +317,15 @@ export function base64Spans(text: string, runs: boolean): number[] {
       // No characters after the last whole line: that line ends the block, its break left out.
       else if (lines > 1) end = last - (text.charCodeAt(last - 2) === 13 ? 2 : 1);
     }
-    if (end === -1 && runs && runEnd - at >= RUN_MIN) end = withPadding(runEnd);
     if (end === -1) {
-      at = runEnd;
-      continue;
+      // No block here: the run whole, if it is long enough.
+      let runEnd = at + 1;
+      while (runEnd < length && inRun(runEnd)) runEnd++;
+      if (!runs || runEnd - at < RUN_MIN) {
+        at = runEnd;
+        continue;
+      }
+      end = withPadding(runEnd);
     }
     spans.push(at, end);
     at = end;
