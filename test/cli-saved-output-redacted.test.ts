@@ -88,4 +88,39 @@ describe("saved outputs through the built CLI", () => {
     const [saved] = await savedOutputs(run.outDir);
     expect(saved).toBe(`${Array.from({ length: 100_000 }, (_, i) => i + 1).join("\n")}\n`);
   });
+
+  // The saved file is looked through and redacted in pieces of about 64 KiB, cut at line feeds:
+  // a secret's base64 in a `base64` dump lies across one of those line feeds for some of these
+  // offsets (a small output on the run's thread, a big one in the worker).
+  test.for([
+    { size: "90 KB", zeros: 40_000, worker: false },
+    { size: "3 MB, looked through in the worker", zeros: 2_200_000, worker: true },
+  ])(
+    "a secret's base64 across the place a piece ends ($size): gone from the saved file",
+    async ({ zeros, worker }) => {
+      const dir = await trustWorkspace({ "a.txt": "a\n" }, { git: true });
+      dirs.push(dir);
+      const shifts = Array.from({ length: 8 }, (_, i) => 48_440 + i * 9);
+      const dump = (shift: number) =>
+        `{ head -c ${shift} /dev/zero; printf '%s' '${SECRET}'; head -c ${zeros} /dev/zero; } | base64`;
+      const run = await runScriptedCli(
+        dir,
+        TASK,
+        [...shifts.map((shift) => bash(dump(shift))), { text: "done" }],
+        {
+          env: { ...ENV, ...(worker && { NODE_DEBUG: "worker" }) },
+        },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      if (worker) expect(run.stderr).toMatch(WORKER_MADE);
+      const saved = await savedOutputs(run.outDir);
+      expect(saved).toHaveLength(shifts.length);
+      for (const text of saved) {
+        const joined = text.replace(/\n/g, "");
+        for (let offset = 0; offset < 4; offset++) {
+          expect(Buffer.from(joined.slice(offset), "base64").toString("latin1")).not.toContain(SECRET);
+        }
+      }
+    },
+  );
 });

@@ -1,8 +1,8 @@
 /**
  * Redacting files the run left in its outputs dir that were written raw (the bash tool's full
  * outputs in `tool-output/`), so that a secret a command printed is no more in them than in
- * events.jsonl. Streamed a line at a time (a line longer than `MAX_LINE_BYTES` is cut there), so a
- * large file costs its size in reading, not in memory.
+ * events.jsonl. Streamed in pieces cut where no secret can lie across the cut, so a large file
+ * costs its size in reading, not in memory.
  *
  * The folder may be writable from inside the sandbox: only regular files with one link are read,
  * opened without following a symlink, and the redacted copy replaces the name (never the file a
@@ -14,23 +14,24 @@ import { constants, readSync } from "node:fs";
 import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { clockAfter } from "./fs-clock.ts";
-import type { Redactor } from "./redact.ts";
-import { hasBase64RunIn } from "./token-shapes.ts";
+import { REDACTED, type Redactor } from "./redact.ts";
+import { hasBase64RunIn, isWholeBase64Line } from "./token-shapes.ts";
 
-type FileRedactor = Pick<Redactor, "redact" | "version">;
+type FileRedactor = Pick<Redactor, "redact" | "version" | "pieceCuts">;
 
 const READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 /** The suffix of this module's own files in the folder (the copies being written, clock probes): never redacted. */
 const OWN_SUFFIX = ".redacting";
-
-/** Past this many bytes without a line break, a line is redacted in pieces. */
-export const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 // Under V8's large-object size (128 KiB), so the strings of each piece die young instead of
 // piling up in the large-object space until a full collection (1 MiB pieces: +20 MB RSS on 23 MB).
 const CHUNK = 64 * 1024;
 /** Bytes read at a time (then redacted CHUNK by CHUNK): 1 MiB. */
 const READ_BYTES = 1024 * 1024;
+/** How far back from CHUNK a piece's end is looked for where no match can lie across it: 8 KiB. */
+const SAFE_SEARCH = 8 * 1024;
+/** Cuts `reach` apart a redaction tries past CHUNK before it drops what holds no cut: 64. */
+const CUT_TRIES = 64;
 
 /** What an early look saw of a file that held no secret: which file, how long, changed last when, under which secrets. */
 export interface CleanAsOf {
@@ -159,14 +160,23 @@ function unchangedSince(
 }
 
 /**
- * Reads `input` from its start a line at a time (cut at MAX_LINE_BYTES) and redacts it, writing
- * the result to `output` when given; without one, stops at the first change. Whether anything changed.
+ * Reads `input` from its start in pieces and redacts each, writing the result to `output` when
+ * given; without one, stops at the first change. Whether anything changed.
  *
- * Pieces of up to CHUNK bytes are cut after their last line feed in the bytes, and each is decoded
- * on its own: a flat string, where text carried over from the piece before and cut again (what a
- * running decode gives) made every character read a walk through the string's parts. Whether a
- * piece holds a run of base64 is asked of its bytes (token-shapes.ts hasBase64RunIn), faster than
- * of its text, and told to `redact`.
+ * A piece is about CHUNK bytes, cut where no match of `redact` can lie across the cut (PieceCuts):
+ * after a character no match holds, or after a line feed no match goes on past, looked for in the
+ * piece's last SAFE_SEARCH bytes. Where there is none (wrapped base64 through and through, a long
+ * line of letters), the text within `reach` of the cut is redacted first: when that changes
+ * nothing, no match lies across it. When it does, a look has found what it looks for; a redaction
+ * moves the cut on, `reach` at a time, and after CUT_TRIES replaces the bytes from the last such
+ * place before it to the next by one `***` (only a text packed with secrets over ~100 KiB without
+ * a break gets there). Cutting anywhere else would leave a secret across the cut, half in each
+ * piece, found in neither.
+ *
+ * Each piece is decoded on its own: a flat string, where text carried over from the piece before
+ * and cut again made every character read a walk through the string's parts. Whether a piece holds
+ * a run of base64 is asked of its bytes (token-shapes.ts hasBase64RunIn), faster than of its text,
+ * and told to `redact`.
  */
 async function pass(
   input: FileHandle,
@@ -174,55 +184,161 @@ async function pass(
   output: FileHandle | undefined,
   signal: AbortSignal | undefined,
 ): Promise<boolean> {
+  const { separators, lineFeeds, reach } = redactor.pieceCuts();
   let changed = false;
-  let position = 0;
-  const buffer = Buffer.allocUnsafe(READ_BYTES);
-  // A line feed ends a UTF-8 character, so pieces cut after one decode alone; the running decode
-  // matters only where a line longer than MAX_LINE_BYTES is cut.
+  // A running decode: a cut may fall inside a character, whose first bytes it keeps for the next piece.
   const decoder = new TextDecoder("utf-8");
-  // The start of a line longer than a piece, copied (the buffer is read into again) until it ends.
-  const long: Uint8Array[] = [];
-  let longBytes = 0;
-  const flush = async (bytes: Uint8Array, last = false) => {
+  // The bytes read and not yet redacted are buffer[head, tail); `base` is the file offset of buffer[0].
+  let buffer = Buffer.allocUnsafe(READ_BYTES + CHUNK + 4 * reach);
+  let head = 0;
+  let tail = 0;
+  let base = 0;
+  let eof = false;
+
+  /** Reads until `want` bytes past `head` are in, or the file has ended; false when stopped. */
+  const readAhead = async (want: number): Promise<boolean> => {
+    while (!eof && tail - head < want) {
+      if (signal?.aborted) return false;
+      if (head > 0) {
+        buffer.copyWithin(0, head, tail);
+        base += head;
+        tail -= head;
+        head = 0;
+      }
+      if (buffer.length - tail < READ_BYTES) {
+        const bigger = Buffer.allocUnsafe(tail + READ_BYTES);
+        buffer.copy(bigger, 0, 0, tail);
+        buffer = bigger;
+      }
+      // Synchronous reads: a trip through the thread pool per 64 KiB piece was a third of the
+      // pass (23 MB: 88 → 59 ms). The event loop gets a turn after each, for a stop signal, git's output.
+      const bytesRead = readSync(input.fd, buffer, tail, READ_BYTES, base + tail);
+      if (bytesRead === 0) eof = true;
+      tail += bytesRead;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return !signal?.aborted;
+  };
+
+  /**
+   * The latest (or the `earliest`) cut in (head + from, head + to] that no match lies across, as
+   * bytes past `head`; -1 when there is none. A line's start must be known to tell a whole line of base64: one that
+   * began before the bytes at hand is taken for one, unless more than 76 of its bytes are at hand.
+   */
+  const safeCut = (from: number, to: number, earliest = false): number => {
+    const [first, last, step] = earliest ? [head + from, head + to - 1, 1] : [head + to - 1, head + from, -1];
+    for (let i = first; step * (last - i) >= 0; i += step) {
+      const byte = buffer[i]!;
+      if (byte < 128 && separators[byte] === 1) return i + 1 - head;
+      if (byte !== 10 || !lineFeeds) continue;
+      const lineStart = i === 0 ? 0 : buffer.lastIndexOf(10, i - 1) + 1;
+      const lineEnd = i > lineStart && buffer[i - 1] === 13 ? i - 1 : i;
+      // A line that began before buffer[0] is longer than what is at hand of it.
+      if (lineStart === 0 && base !== 0 && lineEnd <= 76) continue;
+      if (!isWholeBase64Line(buffer, lineStart, lineEnd)) return i + 1 - head;
+    }
+    return -1;
+  };
+
+  /**
+   * Whether no match lies across a cut `at` bytes past `head`: the bytes within `reach` of it (none
+   * before `head`, where the last cut was one) hold nothing `redact` replaces.
+   */
+  const clearAround = (at: number): boolean => {
+    const bytes = buffer.subarray(head + Math.max(0, at - reach), Math.min(tail, head + at + reach));
+    const text = new TextDecoder("utf-8").decode(bytes);
+    return redactor.redact(text, { base64Runs: hasBase64RunIn(bytes), once: true }) === text;
+  };
+
+  /**
+   * Where the piece from `head` ends, as bytes past it: a safe cut near CHUNK, else the first cut
+   * from CHUNK on, `reach` apart, with nothing across it. HELD when a look has found something
+   * around one; DROP when a redaction found no such cut; STOPPED when stopped.
+   */
+  const pieceEnd = async (): Promise<number> => {
+    const safe = safeCut(CHUNK - SAFE_SEARCH, CHUNK);
+    if (safe !== -1) return safe;
+    let at = CHUNK;
+    for (let tries = 0; tries < CUT_TRIES; tries++) {
+      if (clearAround(at)) return at;
+      if (!output) return HELD;
+      const next = at + reach;
+      if (!(await readAhead(next + reach))) return STOPPED;
+      if (next >= tail - head) return tail - head;
+      const between = safeCut(at, next);
+      if (between !== -1) return between;
+      at = next;
+    }
+    return DROP;
+  };
+
+  /**
+   * Writes one `***` for the bytes from `head` (where nothing lies across) up to the first cut
+   * after it with nothing across (or the file's end), and goes on from there. False when stopped.
+   */
+  const drop = async (): Promise<boolean> => {
+    // What the decoder holds of a character cut at `head` goes with the bytes dropped.
+    decoder.decode();
+    changed = true;
+    if (output) await output.write(REDACTED);
+    let at = reach;
+    for (;;) {
+      if (!(await readAhead(at + reach))) return false;
+      const available = tail - head;
+      // Nothing lies across the place before a safe cut's character either: it is kept.
+      const safe = safeCut(Math.max(1, at - reach), Math.min(at, available), true);
+      if (safe !== -1) {
+        head += safe - 1;
+        return true;
+      }
+      if (at >= available) {
+        head = tail;
+        return true;
+      }
+      if (clearAround(at)) {
+        head += at;
+        return true;
+      }
+      // Let go of what is dropped for good; the next look starts `reach` further on.
+      head += at - reach;
+      at = 2 * reach;
+    }
+  };
+
+  const flush = async (length: number, last: boolean) => {
+    const bytes = buffer.subarray(head, head + length);
     const text = decoder.decode(bytes, { stream: !last });
+    head += length;
     const out = redactor.redact(text, { base64Runs: hasBase64RunIn(bytes), once: true });
     if (out !== text) changed = true;
     if (output) await output.write(out);
   };
-  const flushLong = async (tail?: Uint8Array) => {
-    // The tail is copied by the concat, before the buffer is read into again.
-    if (tail) long.push(tail);
-    const bytes = Buffer.concat(long);
-    long.length = 0;
-    longBytes = 0;
-    await flush(bytes);
-  };
+
   for (;;) {
     // Stopped: no change is made (a copy half written is thrown away by the caller).
-    if (signal?.aborted) return false;
-    const bytesRead = readSync(input.fd, buffer, 0, READ_BYTES, position);
-    if (bytesRead === 0) break;
-    position += bytesRead;
-    let start = 0;
-    while (start < bytesRead) {
-      const end = Math.min(start + CHUNK, bytesRead);
-      const lineFeed = buffer.lastIndexOf(10, end - 1);
-      if (lineFeed < start) {
-        long.push(Buffer.from(buffer.subarray(start, end)));
-        longBytes += end - start;
-        if (longBytes > MAX_LINE_BYTES) await flushLong();
-      } else if (long.length > 0) {
-        await flushLong(buffer.subarray(start, lineFeed + 1));
-      } else {
-        await flush(buffer.subarray(start, lineFeed + 1));
-      }
-      start = lineFeed < start ? end : lineFeed + 1;
-      if (changed && !output) return true;
+    if (!(await readAhead(CHUNK + reach))) return false;
+    if (eof && tail - head <= CHUNK) {
+      await flush(tail - head, true);
+      return changed;
     }
-    // Synchronous reads: a trip through the thread pool per 64 KiB piece was a third of the pass
-    // (23 MB: 88 → 59 ms). The event loop gets a turn between two, for a stop signal, git's output.
-    await new Promise((resolve) => setImmediate(resolve));
+    const end = await pieceEnd();
+    if (end === STOPPED) return false;
+    if (end === HELD) return true;
+    if (end === DROP) {
+      // What comes before the last cut with nothing across it is redacted as a piece of its own.
+      let clear = CHUNK - reach;
+      while (clear > 0 && !clearAround(clear)) clear -= reach;
+      clear = Math.max(clear, safeCut(0, CHUNK - SAFE_SEARCH));
+      if (clear > 0) await flush(clear, false);
+      if (!(await drop())) return false;
+    } else {
+      await flush(end, false);
+    }
+    if (changed && !output) return true;
   }
-  await flush(Buffer.concat(long), true);
-  return changed;
 }
+
+/** pieceEnd's answers that are no length. */
+const HELD = -1;
+const DROP = -2;
+const STOPPED = -3;

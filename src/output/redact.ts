@@ -12,7 +12,13 @@
  */
 import { isSecretName } from "../system/env.ts";
 import { createFormFinder, MIN_LENGTH as MIN_FINDER_LENGTH } from "./form-finder.ts";
-import { base64Cores, hasWrappedBase64Line, redactTokenShapes, redactWrappedBase64 } from "./token-shapes.ts";
+import {
+  BASE64_ALPHABET,
+  base64Cores,
+  hasWrappedBase64Line,
+  redactTokenShapes,
+  redactWrappedBase64,
+} from "./token-shapes.ts";
 
 /** What a secret is replaced with. */
 export const REDACTED = "***";
@@ -40,9 +46,36 @@ export interface Redactor {
    * others. For bytes that need not be valid UTF-8, such as a patch.
    */
   redactLatin1(text: string): string;
+  /** Where a text may be cut in two that `redact` then redacts as it would the whole (see PieceCuts). */
+  pieceCuts(): PieceCuts;
   /** Grows whenever `add` brings a new secret: a text found clean under an older version may not be. */
   readonly version: number;
 }
+
+/**
+ * Where a text too long to redact at once (a saved output of many MB) may be cut into pieces so
+ * that no match of `redact` lies across a cut. Each match holds only characters of a form of a
+ * secret, of a token's shape or of base64 (runs, and blocks of wrapped base64 over several lines),
+ * so a cut just after any other character is safe, and so is one after a line feed when no form
+ * holds a line break and the line it ends is not a whole line of wrapped base64 (a block goes on
+ * past such a line only). Anywhere else, `reach` characters on each side of the cut must be looked
+ * at first: a match that lies across it lies within them, unless it is a base64 run or block, which
+ * is then found in the piece that holds the token or form inside it.
+ */
+export interface PieceCuts {
+  /** By ASCII code: 1 for a character no match holds. */
+  separators: Uint8Array;
+  /** Whether a line feed may end a piece (when the line it ends is not a whole line of base64). */
+  lineFeeds: boolean;
+  /** UTF-8 bytes on each side of an unsafe cut that hold any match lying across it. */
+  reach: number;
+}
+
+/**
+ * The least `reach`: 1 KiB, over the longest token shape (`sk-` and 400 characters) in wrapped
+ * base64 (~560 characters), with room for the line that holds the start of its block.
+ */
+const MIN_REACH = 1024;
 
 export interface RedactorOptions {
   /** Environment to take credential values from. Default: none. */
@@ -167,6 +200,28 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 
   const redactDeep = <T>(value: T): T => mapStrings(value, redact);
 
+  let cuts: PieceCuts | undefined;
+  let cutsVersion = -1;
+  const pieceCuts = (): PieceCuts => {
+    if (cuts && cutsVersion === version) return cuts;
+    const separators = new Uint8Array(128).fill(1);
+    for (const char of `${BASE64_ALPHABET}-_=\r\n`) separators[char.charCodeAt(0)] = 0;
+    let longest = 0;
+    let lineFeeds = true;
+    for (const form of forms) {
+      for (let i = 0; i < form.length; i++) {
+        const code = form.charCodeAt(i);
+        if (code < 128) separators[code] = 0;
+      }
+      longest = Math.max(longest, Buffer.byteLength(form));
+      if (form.includes("\n") || form.includes("\r")) lineFeeds = false;
+    }
+    // Twice the longest form: a form's base64 wrapped over lines, with their breaks, is in reach.
+    cuts = { separators, lineFeeds, reach: Math.max(MIN_REACH, 2 * longest) };
+    cutsVersion = version;
+    return cuts;
+  };
+
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value !== undefined && isCredentialName(name)) add(value);
   }
@@ -176,6 +231,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     redactDeep,
     add,
     redactLatin1,
+    pieceCuts,
     get version() {
       return version;
     },

@@ -31,7 +31,11 @@ port?.on("message", (message: LookRequest) => {
   }
   running++;
   // What the look saw holds under the run's redactor at `version`, the one the secrets came from.
-  void lookForSecrets(file, { redact: built.redactor.redact, version }, stopper.signal).then((seen) => {
+  void lookForSecrets(
+    file,
+    { redact: built.redactor.redact, pieceCuts: built.redactor.pieceCuts, version },
+    stopper.signal,
+  ).then((seen) => {
     running--;
     const reply: LookReply = { id, seen };
     port.postMessage(reply);

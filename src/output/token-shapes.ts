@@ -226,10 +226,27 @@ export function hasBase64RunIn(bytes: Uint8Array): boolean {
   return false;
 }
 
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/** The characters of base64 (base64url has `-` and `_` for its last two). */
+export const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
-const BASE64_CHARS = charTable(BASE64);
-const BASE64_OR_URL_CHARS = charTable(`${BASE64}-_`);
+/**
+ * Whether `bytes` from `start` to `end` (a line without its break) are a whole line of wrapped
+ * base64, 64 or 76 base64 characters, which a block of wrapped base64 may go on past (see
+ * `base64Spans`). base64url's characters count too: a line of them is no block's, and saying
+ * yes for it only costs a cut.
+ */
+export function isWholeBase64Line(bytes: Uint8Array, start: number, end: number): boolean {
+  const width = end - start;
+  if (width !== 64 && width !== 76) return false;
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte >= 128 || BASE64_OR_URL_CHARS[byte] !== 1) return false;
+  }
+  return true;
+}
+
+const BASE64_CHARS = charTable(BASE64_ALPHABET);
+const BASE64_OR_URL_CHARS = charTable(`${BASE64_ALPHABET}-_`);
 
 function charTable(chars: string): Uint8Array {
   const table = new Uint8Array(128);
