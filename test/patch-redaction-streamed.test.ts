@@ -89,3 +89,40 @@ test("a real binary patch comes out of writePatch byte for byte", async () => {
   expect(fs.readFileSync(dest, "latin1")).toBe(raw);
   expect(patch.files[0]?.binary).toBe(true);
 });
+
+test("a secret across the place a line longer than a piece is cut: redacted all the same", () => {
+  // A minified file added whole: one line of letters (nothing a cut could go after) past 8 MiB.
+  const header = "diff --git a/min.js b/min.js\n--- /dev/null\n+++ b/min.js\n@@ -0,0 +1 @@\n";
+  // Written 64 KiB at a time: the secret across each of the writes' ends around 8 MiB of the line.
+  const ends = [127, 128, 129, 130].map((k) => k * 64 * 1024 - header.length);
+  for (const at of ends.flatMap((end) => [end - 20, end - 3])) {
+    const line = `+${"x".repeat(at - 1)}${SECRET}${"y".repeat(200_000)}\n`;
+    const patch = `${header}${line}`;
+    const { out, changed } = streamed(patch, 64 * 1024);
+    expect(changed, `secret at ${at}`).toBe(true);
+    expect(out.includes(SECRET), `secret at ${at}`).toBe(false);
+    expect(out === redactor.redactLatin1(redactor.redact(patch)), `secret at ${at}`).toBe(true);
+  }
+});
+
+test("a token's base64 in wrapped lines across the line end a piece ends at: redacted", () => {
+  // Lines of 64 characters in the patch (63 of the file's and the `+`) are a block of wrapped base64.
+  const token = `ghp_${"Zq8Xw2Vn4Ml6Kj1Hg3Fd5Sa7Po9Iu0Yt2Re4Wq"}`;
+  for (let shift = 0; shift < 90; shift += 3) {
+    const encoded = Buffer.concat([
+      Buffer.alloc(shift, 0x41),
+      Buffer.from(` ${token} `),
+      Buffer.alloc(300, 0x42),
+    ])
+      .toString("base64")
+      .slice(0, 63 * 8);
+    const lines = encoded.match(/.{63}/g) ?? [];
+    const patch = `diff --git a/b.txt b/b.txt\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1,8 @@\n${lines.map((l) => `+${l}\n`).join("")}`;
+    // Cut into writes that end right after the fourth line of base64.
+    const split = patch.indexOf(lines[4] ?? "") - 1;
+    const stream = createPatchRedactor(redactor);
+    const out = stream.write(patch.slice(0, split)) + stream.write(patch.slice(split)) + stream.end();
+    const whole = redactor.redactLatin1(redactor.redact(patch));
+    expect(out === whole, `shift ${shift}`).toBe(true);
+  }
+});

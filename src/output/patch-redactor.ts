@@ -2,8 +2,11 @@
  * Redaction of a patch read a chunk at a time, as raw bytes (latin1, one char per byte: a patch
  * need not be valid UTF-8, and must come out byte for byte). The text is redacted a piece at a time,
  * each piece ending at a line end, with the redactor's own `redact` (known secrets in ASCII, token
- * shapes, base64) and `redactLatin1` (known secrets that are not ASCII), so a secret on one line is
- * found wherever the chunks were cut; a line longer than MAX_PIECE_CHARS is cut there.
+ * shapes, base64) and `redactLatin1` (known secrets that are not ASCII), so a secret is found
+ * wherever the chunks were cut. A piece ends where no match can lie across its end (the redactor's
+ * PieceCuts): at a line end, unless the line is a whole line of wrapped base64 or a secret holds a
+ * line break, or after a character no match holds. A line longer than MAX_PIECE_CHARS without such
+ * a place is cut where the text within `reach` of the cut holds nothing to redact.
  *
  * The payload of a binary section (after `GIT binary patch`, up to the next `diff --git`) is left
  * as it is: it is base85 of (deflated) bytes, where no secret appears as itself, while random
@@ -11,9 +14,12 @@
  * 600 MB), and a patch with a replaced base85 line is corrupt (`git apply` then skips the file).
  */
 import type { Redactor } from "./redact.ts";
+import { isWholeBase64Line } from "./token-shapes.ts";
 
 /** Past this many characters without a line end, a piece is redacted without waiting for one: 8 MiB. */
 export const MAX_PIECE_CHARS = 8 * 1024 * 1024;
+/** How far back from its end a piece's end is looked for: 8 Ki characters. */
+const SAFE_SEARCH = 8 * 1024;
 
 const BINARY_START = "GIT binary patch\n";
 const SECTION_START = "diff --git ";
@@ -27,7 +33,9 @@ export interface PatchRedactor {
   readonly changed: boolean;
 }
 
-export function createPatchRedactor(redactor: Pick<Redactor, "redact" | "redactLatin1">): PatchRedactor {
+export function createPatchRedactor(
+  redactor: Pick<Redactor, "redact" | "redactLatin1" | "pieceCuts">,
+): PatchRedactor {
   let pending = "";
   let changed = false;
   let inBinary = false;
@@ -70,15 +78,50 @@ export function createPatchRedactor(redactor: Pick<Redactor, "redact" | "redactL
     return out;
   };
 
+  /**
+   * Where the piece `pending` starts ends: after its last line end or other character no match can
+   * go on past, looked for in its last SAFE_SEARCH characters; past MAX_PIECE_CHARS without one,
+   * `reach` before its end when nothing lies across that. -1: wait for more.
+   */
+  const pieceEnd = (): number => {
+    const { separators, lineFeeds, reach } = redactor.pieceCuts();
+    const text = pending;
+    const floor = Math.max(0, text.length - SAFE_SEARCH);
+    const clearAround = (cut: number) => {
+      const around = text.slice(Math.max(0, cut - reach), cut + reach);
+      return redactor.redactLatin1(redactor.redact(around)) === around;
+    };
+    let lineEnds = 0;
+    for (let i = text.lastIndexOf("\n"); i >= floor; i = i === 0 ? -1 : text.lastIndexOf("\n", i - 1)) {
+      lineEnds++;
+      const lineStart = i === 0 ? 0 : text.lastIndexOf("\n", i - 1) + 1;
+      const lineEnd = i > lineStart && text.charCodeAt(i - 1) === 13 ? i - 1 : i;
+      // A line that began in the piece before is longer than what is here of it.
+      const known = lineStart > 0 || atLineStart || lineEnd > 76;
+      if (lineFeeds && known && !isWholeBase64Line(text, lineStart, lineEnd)) return i + 1;
+      // A piece ends at a line end, where a section's first line cannot be cut: the last few that
+      // a match may go on past are tried as other cuts are.
+      if (lineEnds <= 4 && i + 1 + reach <= text.length && clearAround(i + 1)) return i + 1;
+    }
+    if (text.length < MAX_PIECE_CHARS || lineEnds > 0) return -1;
+    // A line too long to wait for its end: cut in it, after a character no match holds, or where
+    // nothing lies across the cut.
+    for (let i = text.length - 1; i >= floor; i--) {
+      const code = text.charCodeAt(i);
+      if (code < 128 && separators[code] === 1) return i + 1;
+    }
+    const cut = text.length - reach;
+    return clearAround(cut) ? cut : -1;
+  };
+
   return {
     get changed() {
       return changed;
     },
     write(chunk) {
       pending += chunk;
-      const cut = pending.lastIndexOf("\n");
-      if (cut === -1 && pending.length < MAX_PIECE_CHARS) return "";
-      const end = cut === -1 ? pending.length : cut + 1;
+      const end = pieceEnd();
+      if (end === -1) return "";
       const piece = pending.slice(0, end);
       pending = pending.slice(end);
       return redactPiece(piece);

@@ -230,17 +230,17 @@ export function hasBase64RunIn(bytes: Uint8Array): boolean {
 export const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
 /**
- * Whether `bytes` from `start` to `end` (a line without its break) are a whole line of wrapped
+ * Whether `bytes` (or a text's characters) from `start` to `end` (a line without its break) are a whole line of wrapped
  * base64, 64 or 76 base64 characters, which a block of wrapped base64 may go on past (see
  * `base64Spans`). base64url's characters count too: a line of them is no block's, and saying
  * yes for it only costs a cut.
  */
-export function isWholeBase64Line(bytes: Uint8Array, start: number, end: number): boolean {
+export function isWholeBase64Line(bytes: Uint8Array | string, start: number, end: number): boolean {
   const width = end - start;
   if (width !== 64 && width !== 76) return false;
   for (let i = start; i < end; i++) {
-    const byte = bytes[i]!;
-    if (byte >= 128 || BASE64_OR_URL_CHARS[byte] !== 1) return false;
+    const code = typeof bytes === "string" ? bytes.charCodeAt(i) : bytes[i]!;
+    if (code >= 128 || BASE64_OR_URL_CHARS[code] !== 1) return false;
   }
   return true;
 }

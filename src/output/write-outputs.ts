@@ -39,7 +39,7 @@ export interface RunOutputsInput {
   patch: ComputedPatch | undefined;
   /** Why there is no patch, for the summary. */
   diffError?: string;
-  redactor: Pick<Redactor, "redact" | "redactDeep" | "redactLatin1">;
+  redactor: Pick<Redactor, "redact" | "redactDeep" | "redactLatin1" | "pieceCuts">;
   /** The run's record, made once the patch is written (`patch` is undefined when that failed). */
   record: (written: { patch: WrittenPatch | undefined; freed: boolean }) => RunRecord;
   /** Our own files and folders that give way when the disk is full (the spill folder). */

@@ -30,7 +30,7 @@ export interface WrittenPatch {
 }
 
 export interface WritePatchOptions {
-  redactor: Pick<Redactor, "redact" | "redactLatin1">;
+  redactor: Pick<Redactor, "redact" | "redactLatin1" | "pieceCuts">;
   /** Characters of the beginning kept in `head`. */
   headChars: number;
 }
