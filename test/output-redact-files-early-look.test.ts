@@ -16,7 +16,7 @@ const LATER = "learnt-later-secret-4567";
 
 /** A redactor that counts the texts it is given: 0 means the file was not read again. */
 function counting(redactor: Redactor): {
-  redactor: Pick<Redactor, "redact" | "version" | "pieceCuts">;
+  redactor: Pick<Redactor, "redact" | "redactLatin1" | "version" | "pieceCuts">;
   calls: () => number;
 } {
   let calls = 0;
@@ -26,6 +26,7 @@ function counting(redactor: Redactor): {
         calls++;
         return redactor.redact(text);
       },
+      redactLatin1: (text: string) => redactor.redactLatin1(text),
       pieceCuts: () => redactor.pieceCuts(),
       get version() {
         return redactor.version;

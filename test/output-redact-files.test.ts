@@ -88,6 +88,23 @@ describe("redactFilesIn", () => {
     }
   });
 
+  test("a binary output holding a secret: every byte but the secret's comes out as it was", async () => {
+    const dir = path.join(tempDir(), "tool-output");
+    await mkdir(dir);
+    const umlauts = "geheimnis-\u00e4\u00f6\u00fc-\u00df-7";
+    const withBoth = createRedactor({ extra: [SECRET, umlauts] });
+    // Random bytes are not UTF-8: decoded as such, each stray byte would come back as U+FFFD.
+    const noise = (seed: number) => Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7919 + seed * 104_729) % 251));
+    const parts = [noise(1), Buffer.from(SECRET), noise(2), Buffer.from(umlauts), noise(3)];
+    await writeFile(path.join(dir, "blob.bin"), Buffer.concat(parts));
+
+    expect(await redactFilesIn(dir, withBoth)).toEqual(["blob.bin"]);
+
+    const stars = Buffer.from("***");
+    const expected = Buffer.concat([parts[0]!, stars, parts[2]!, stars, parts[4]!]);
+    expect((await readFile(path.join(dir, "blob.bin"))).equals(expected)).toBe(true);
+  });
+
   test("a folder that does not exist is nothing to do", async () => {
     expect(await redactFilesIn(path.join(tempDir(), "missing"), redactor)).toEqual([]);
   });

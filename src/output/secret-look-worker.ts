@@ -33,7 +33,12 @@ port?.on("message", (message: LookRequest) => {
   // What the look saw holds under the run's redactor at `version`, the one the secrets came from.
   void lookForSecrets(
     file,
-    { redact: built.redactor.redact, pieceCuts: built.redactor.pieceCuts, version },
+    {
+      redact: built.redactor.redact,
+      redactLatin1: built.redactor.redactLatin1,
+      pieceCuts: built.redactor.pieceCuts,
+      version,
+    },
     stopper.signal,
   ).then((seen) => {
     running--;

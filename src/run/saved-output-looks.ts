@@ -32,7 +32,7 @@ export interface SavedOutputLooks {
 
 export function createSavedOutputLooks(
   dir: string,
-  redactor: Pick<Redactor, "redact" | "version" | "pieceCuts">,
+  redactor: Pick<Redactor, "redact" | "redactLatin1" | "version" | "pieceCuts">,
 ): SavedOutputLooks {
   const found = new Map<string, Promise<CleanAsOf | undefined>>();
   const stopper = new AbortController();
