@@ -27,7 +27,7 @@ export const MIN_SECRET_LENGTH = 6;
 
 /** What a caller knows of a text it has redacted: lets `redact` skip a look. */
 export interface TextFacts {
-  /** False: the text holds no run of 27 or more base64 characters (token-shapes.ts hasBase64RunIn). */
+  /** Whether the text holds a run of 27 or more base64 characters (token-shapes.ts hasBase64RunIn), when known. */
   base64Runs?: boolean;
   /** True: the text will not be asked about again (a piece of a file), so it is not remembered. */
   once?: boolean;
