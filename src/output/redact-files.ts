@@ -28,8 +28,8 @@ const OWN_SUFFIX = ".redacting";
 const CHUNK = 64 * 1024;
 /** Bytes read at a time (then redacted CHUNK by CHUNK): 1 MiB. */
 const READ_BYTES = 1024 * 1024;
-/** How far back from CHUNK a piece's end is looked for where no match can lie across it: 8 KiB. */
-const SAFE_SEARCH = 8 * 1024;
+/** How far back from CHUNK a piece's end is looked for where no match can lie across it: 1 KiB. */
+const SAFE_SEARCH = 1024;
 /** Cuts `reach` apart a redaction tries past CHUNK before it drops what holds no cut: 64. */
 const CUT_TRIES = 64;
 
@@ -266,7 +266,10 @@ async function pass(
   const pieceEnd = async (): Promise<number> => {
     const safe = safeCut(CHUNK - SAFE_SEARCH, CHUNK);
     if (safe !== -1) return safe;
-    let at = CHUNK;
+    // After a line feed where there is one: pieces of whole lines of wrapped base64 cost a tenth
+    // less to redact than ones cut inside a line (23 MB of `base64`: ~30 ms).
+    const lineEnd = buffer.lastIndexOf(10, head + CHUNK - 1);
+    let at = lineEnd >= head + CHUNK - SAFE_SEARCH ? lineEnd + 1 - head : CHUNK;
     for (let tries = 0; tries < CUT_TRIES; tries++) {
       if (clearAround(at)) return at;
       if (!output) return HELD;
