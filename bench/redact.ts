@@ -11,7 +11,8 @@
  * - a saved command output of 23 MB (`seq 1 3000000`) at the end of a run: read and redacted
  *   (redactFilesIn), and after an early look found it clean (lookForSecrets), wall time;
  * - the early look at a saved output of 23 MB of base64 wrapped at 76 characters (`base64` of 17
- *   MB of random bytes), wall time: the look's worst ordinary output, base64 through and through.
+ *   MB of random bytes), wall time: the look's worst ordinary output, base64 through and through;
+ *   the same in one line (`base64 -w0`), and 23 MB of random bytes (`cat` of a binary file).
  */
 
 import { randomBytes } from "node:crypto";
@@ -172,5 +173,15 @@ const dump = path.join(dir, "agent-run-bash-base64.log");
 writeFileSync(dump, `${randomBytes(17_000_000).toString("base64").replace(/.{76}/g, "$&\n")}\n`);
 console.log(
   `  23 MB of wrapped base64, the early look: ${ms(await wall(() => lookForSecrets(dump, redactor)))}`,
+);
+const line = path.join(dir, "agent-run-bash-base64-line.log");
+writeFileSync(line, `${randomBytes(17_000_000).toString("base64")}\n`);
+console.log(
+  `  23 MB of base64 in one line, the early look: ${ms(await wall(() => lookForSecrets(line, redactor)))}`,
+);
+const binary = path.join(dir, "agent-run-bash-binary.log");
+writeFileSync(binary, randomBytes(23_000_000));
+console.log(
+  `  23 MB of random bytes, the early look: ${ms(await wall(() => lookForSecrets(binary, redactor)))}`,
 );
 rmSync(root, { recursive: true, force: true });
