@@ -126,3 +126,11 @@ test("a token's base64 in wrapped lines across the line end a piece ends at: red
     expect(out === whole, `shift ${shift}`).toBe(true);
   }
 });
+
+test("a piece ends at its last line end however far back: a long line does not hold the rest back", () => {
+  const stream = createPatchRedactor(redactor);
+  const line = `+${"minified();".repeat(10_000)}\n`;
+  // The line end is 20 KB before the write's end: still where the piece ends.
+  expect(stream.write(`${line}+${"a".repeat(20_000)}`)).toBe(line);
+  expect(stream.end()).toBe(`+${"a".repeat(20_000)}`);
+});

@@ -79,14 +79,16 @@ export function createPatchRedactor(
   };
 
   /**
-   * Where the piece `pending` starts ends: after its last line end or other character no match can
-   * go on past, looked for in its last SAFE_SEARCH characters; past MAX_PIECE_CHARS without one,
-   * `reach` before its end when nothing lies across that. -1: wait for more.
+   * Where the piece `pending` starts ends: after its last line end that no match goes on past,
+   * looked for in its last SAFE_SEARCH characters (and at its last line end wherever it is); in a
+   * line longer than MAX_PIECE_CHARS, after a character no match holds or `reach` before its end
+   * when nothing lies across that. -1: wait for more.
    */
   const pieceEnd = (): number => {
     const { separators, lineFeeds, reach } = redactor.pieceCuts();
     const text = pending;
-    const floor = Math.max(0, text.length - SAFE_SEARCH);
+    // The last line end is looked at wherever it is: a long line must not hold its piece back.
+    const floor = Math.max(0, Math.min(text.lastIndexOf("\n"), text.length - SAFE_SEARCH));
     const clearAround = (cut: number) => {
       const around = text.slice(Math.max(0, cut - reach), cut + reach);
       return redactor.redactLatin1(redactor.redact(around)) === around;
