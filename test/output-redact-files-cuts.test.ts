@@ -5,7 +5,7 @@
  * piece may end (a 64 KiB step, a line longer than 8 MiB), without relying on where exactly they are.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
@@ -114,6 +114,52 @@ describe("a secret where two pieces of a saved output meet", () => {
       expect(clean, `token's base64 at ${at}`).toBe(false);
       expect(changed, `token's base64 at ${at}`).toEqual(["out.log"]);
       expect(decodedHolds(after, TOKEN), `token's base64 at ${at}`).toBe(false);
+    }
+  });
+
+  test("random outputs: the look misses nothing the whole text's redaction finds, and the copy keeps nothing to redact", async () => {
+    // A small generator of its own (xorshift), so that a failure can be run again from its seed.
+    let state = 0x9e3779b9;
+    const next = () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+    const bytes = (length: number) => Buffer.from(Array.from({ length }, () => Math.floor(next() * 256)));
+    const letters = (length: number) =>
+      Array.from({ length }, () =>
+        pick([..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"]),
+      ).join("");
+    const fragments: (() => string)[] = [
+      () => `${pick(["ok", "building", "a line of output, with words", "error: x"])}\n`,
+      () => letters(Math.floor(next() * 5000)),
+      () => wrapped(bytes(Math.floor(next() * 3000))),
+      () => wrapped(Buffer.concat([bytes(Math.floor(next() * 900)), Buffer.from(` ${TOKEN} `), bytes(50)])),
+      () => wrapped(Buffer.concat([bytes(Math.floor(next() * 900)), Buffer.from(SECRET), bytes(50)])),
+      () => bytes(Math.floor(next() * 200)).toString("base64"),
+      () => SECRET,
+      () => ` ${TOKEN} `,
+    ];
+    const dir = path.join(tempDir(), "tool-output");
+    await mkdir(dir);
+    for (let round = 0; round < 60; round++) {
+      const size = 64 * 1024 * (1 + Math.floor(next() * 4));
+      let content = "";
+      // Each fragment after a space or a line feed: glued to the one before, a block's first line
+      // is no line of wrapped base64, for the whole text's redaction either.
+      while (content.length < size) content += `${pick(fragments)()}${pick([" ", "\n"])}`;
+      const file = path.join(dir, `out-${round}.log`);
+      await writeFile(file, content, "latin1");
+      const whole = redactor.redact(content);
+      const clean = (await lookForSecrets(file, redactor)) !== undefined;
+      if (whole !== content) expect(clean, `round ${round}: the look missed it`).toBe(false);
+      await redactFilesIn(dir, redactor);
+      const after = await readFile(file, "latin1");
+      expect(redactor.redact(after) === after, `round ${round}: the copy still holds something`).toBe(true);
+      expect(after.includes(SECRET) || after.includes(TOKEN), `round ${round}`).toBe(false);
+      await rm(file);
     }
   });
 
