@@ -231,12 +231,12 @@ export function hasBase64RunIn(bytes: Uint8Array): boolean {
 
 /** The characters of base64 (base64url has `-` and `_` for its last two). */
 export const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
+
 /**
- * Whether `bytes` (or a text's characters) from `start` to `end` (a line without its break) are a whole line of wrapped
- * base64, 64 or 76 base64 characters, which a block of wrapped base64 may go on past (see
- * `base64Spans`). base64url's characters count too: a line of them is no block's, and saying
- * yes for it only costs a cut.
+ * Whether `bytes` (or a text's characters) from `start` to `end` (a line without its break) are
+ * a whole line of wrapped base64, 64 or 76 base64 characters, which a block of wrapped base64 may
+ * go on past (see `base64Spans`). base64url's characters count too: a line of them is no block's,
+ * and saying yes for it only costs a cut.
  */
 export function isWholeBase64Line(bytes: Uint8Array | string, start: number, end: number): boolean {
   const width = end - start;
@@ -248,6 +248,7 @@ export function isWholeBase64Line(bytes: Uint8Array | string, start: number, end
   return true;
 }
 
+/** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
 const BASE64_CHARS = charTable(BASE64_ALPHABET);
 const BASE64_OR_URL_CHARS = charTable(`${BASE64_ALPHABET}-_`);
 
