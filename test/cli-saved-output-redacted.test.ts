@@ -89,9 +89,10 @@ describe("saved outputs through the built CLI", () => {
     expect(saved).toBe(`${Array.from({ length: 100_000 }, (_, i) => i + 1).join("\n")}\n`);
   });
 
-  // The saved file is looked through and redacted in pieces of about 64 KiB, cut at line feeds:
-  // a secret's base64 in a `base64` dump lies across one of those line feeds for some of these
-  // offsets (a small output on the run's thread, a big one in the worker).
+  // The saved file is looked through and redacted in pieces of about 64 KiB. In a `base64` dump
+  // every line feed is inside one block, and for some of these offsets the secret's base64 lies
+  // across the line feed the first piece would end at (a small output is looked through on the
+  // run's thread, a big one in the worker).
   test.for([
     { size: "90 KB", zeros: 40_000, worker: false },
     { size: "3 MB, looked through in the worker", zeros: 2_200_000, worker: true },

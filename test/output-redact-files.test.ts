@@ -93,7 +93,7 @@ describe("redactFilesIn", () => {
     await mkdir(dir);
     const umlauts = "geheimnis-\u00e4\u00f6\u00fc-\u00df-7";
     const withBoth = createRedactor({ extra: [SECRET, umlauts] });
-    // Random bytes are not UTF-8: decoded as such, each stray byte would come back as U+FFFD.
+    // Bytes that are not UTF-8: decoded as such, each stray one would come back as U+FFFD.
     const noise = (seed: number) =>
       Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7919 + seed * 104_729) % 251));
     const parts = [noise(1), Buffer.from(SECRET), noise(2), Buffer.from(umlauts), noise(3)];
