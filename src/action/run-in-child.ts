@@ -66,7 +66,7 @@ export async function runInChild(deps: ChildDeps, plan: RunPlan): Promise<RunRep
       env: split.processEnv,
       write: log.write,
       writeError: errors.write,
-      redact: redactor.redact,
+      redactor,
       ...(onProgress && { onProgress: (snapshot) => onProgress(redactor.redactDeep(snapshot)) }),
     });
     if (reply.type === "failure") return { type: "failure", failure: redactor.redactDeep(reply.failure) };

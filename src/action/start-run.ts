@@ -1,12 +1,14 @@
 /**
  * The action's side of the run's process (run-child.ts): starts it on the same Node and entry with
  * an environment that holds no secret, hands it the plan and the credentials over its IPC channel,
- * relays its log (redacted, a line at a time) and forwards SIGINT / SIGTERM to it, so a cancelled
+ * relays its log (redacted in pieces, log-relay.ts) and forwards SIGINT / SIGTERM to it, so a cancelled
  * job still ends the run as interrupted with its outputs written. Resolves with the run's reply;
  * a process that ended without one (killed, crashed) gives a failure with exit code 4, or 130 / 143
  * when the action itself was interrupted.
  */
 import { spawn } from "node:child_process";
+import type { Redactor } from "../output/redact.ts";
+import { createLogRelay } from "./log-relay.ts";
 import {
   isProgressMessage,
   isRunReply,
@@ -24,8 +26,8 @@ export interface StartRunOptions {
   write: (chunk: string) => void;
   /** Where the run's stderr goes, in chunks of whole lines. Default: the action's stderr. */
   writeError?: (chunk: string) => void;
-  /** Applied to every line of the run's log before it is written. */
-  redact: (text: string) => string;
+  /** Applied to the run's log before it is written (log-relay.ts). */
+  redactor: Pick<Redactor, "redact" | "pieceCuts">;
   /** The script the action runs from. Default: `process.argv[1]` (dist/index.js). */
   entry?: string;
   /** Each progress snapshot the run sends (with `request.progress`), as sent: the caller redacts it. */
@@ -54,12 +56,12 @@ export async function startRun(options: StartRunOptions): Promise<RunReply> {
     if (isRunReply(message)) reply = message;
     else if (isProgressMessage(message)) options.onProgress?.(message.snapshot);
   });
-  const stdout = lineRelay(options.write, options.redact);
+  const stdout = createLogRelay(options.write, options.redactor);
   let stderrTail = "";
-  const stderr = lineRelay((chunk) => {
+  const stderr = createLogRelay((chunk) => {
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL);
     (options.writeError ?? ((text: string) => process.stderr.write(text)))(chunk);
-  }, options.redact);
+  }, options.redactor);
   child.stdout?.setEncoding("utf8").on("data", stdout.write);
   child.stderr?.setEncoding("utf8").on("data", stderr.write);
 
@@ -91,26 +93,4 @@ export async function startRun(options: StartRunOptions): Promise<RunReply> {
     process.off("SIGINT", forward);
     process.off("SIGTERM", forward);
   }
-}
-
-/** Passes whole lines on, each through `redact`, so no secret is split across two writes unseen. */
-function lineRelay(
-  write: (chunk: string) => void,
-  redact: (text: string) => string,
-): { write: (chunk: string) => void; flush: () => void } {
-  let pending = "";
-  return {
-    write(chunk) {
-      pending += chunk;
-      const cut = pending.lastIndexOf("\n");
-      if (cut === -1) return;
-      const lines = pending.slice(0, cut + 1);
-      pending = pending.slice(cut + 1);
-      write(redact(lines));
-    },
-    flush() {
-      if (pending !== "") write(redact(pending));
-      pending = "";
-    },
-  };
 }

@@ -1,0 +1,51 @@
+/**
+ * Where a text that comes in chunks (a patch as git writes it, a run's log) may end the piece that
+ * is redacted next, so that no match of the redactor lies across the end (see PieceCuts): after
+ * the last line end that no match goes on past; else after one of the last few line ends when the
+ * text within `reach` of it holds nothing to redact; in a line longer than `maxChars`, after a
+ * character no match holds, or `reach` before the text's end when nothing lies across that.
+ * Otherwise the text waits for more.
+ */
+import type { PieceCuts } from "./redact.ts";
+import { isWholeBase64Line } from "./token-shapes.ts";
+
+/** How far back from its end a piece's end is looked for, but for its last line end: 8 Ki characters. */
+const SAFE_SEARCH = 8 * 1024;
+/** Line ends a match may go on past that are tried as other cuts are: the last 4. */
+const CHECKED_LINE_ENDS = 4;
+
+export interface StreamCutOptions {
+  cuts: PieceCuts;
+  /** Whether `text` holds nothing to redact. */
+  clean: (text: string) => boolean;
+  /** Whether `text` starts a line (the piece before it ended with a line end). */
+  atLineStart: boolean;
+  /** Past this many characters without a line end, a piece is cut inside the line. */
+  maxChars: number;
+}
+
+/** Where `text`'s next piece ends (see the module comment); -1: wait for more. */
+export function streamPieceEnd(text: string, options: StreamCutOptions): number {
+  const { separators, lineFeeds, reach } = options.cuts;
+  // The last line end is looked at wherever it is: a long line must not hold its piece back.
+  const floor = Math.max(0, Math.min(text.lastIndexOf("\n"), text.length - SAFE_SEARCH));
+  const clearAround = (cut: number) => options.clean(text.slice(Math.max(0, cut - reach), cut + reach));
+  let lineEnds = 0;
+  for (let i = text.lastIndexOf("\n"); i >= floor; i = i === 0 ? -1 : text.lastIndexOf("\n", i - 1)) {
+    lineEnds++;
+    const lineStart = i === 0 ? 0 : text.lastIndexOf("\n", i - 1) + 1;
+    const lineEnd = i > lineStart && text.charCodeAt(i - 1) === 13 ? i - 1 : i;
+    // A line that began in the piece before is longer than what is here of it.
+    const known = lineStart > 0 || options.atLineStart || lineEnd > 76;
+    if (lineFeeds && known && !isWholeBase64Line(text, lineStart, lineEnd)) return i + 1;
+    // Pieces end at line ends, where what reads them line by line (a patch's sections) wants them.
+    if (lineEnds <= CHECKED_LINE_ENDS && i + 1 + reach <= text.length && clearAround(i + 1)) return i + 1;
+  }
+  if (text.length < options.maxChars || lineEnds > 0) return -1;
+  for (let i = text.length - 1; i >= floor; i--) {
+    const code = text.charCodeAt(i);
+    if (code < 128 && separators[code] === 1) return i + 1;
+  }
+  const cut = text.length - reach;
+  return clearAround(cut) ? cut : -1;
+}
