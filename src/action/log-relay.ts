@@ -6,7 +6,7 @@
  * it wrote already; this is the action's own look, with its own copy of the secrets.
  */
 import type { Redactor } from "../output/redact.ts";
-import { streamPieceEnd } from "../output/stream-cut.ts";
+import { createPieceStream } from "../output/stream-cut.ts";
 
 export interface LogRelay {
   /** Takes a chunk of the log; writes what can be told so far. */
@@ -19,31 +19,17 @@ export function createLogRelay(
   write: (chunk: string) => void,
   redactor: Pick<Redactor, "redact" | "pieceCuts">,
 ): LogRelay {
-  let pending = "";
-  let atLineStart = true;
-  const clean = (text: string) => redactor.redact(text) === text;
+  const pieces = createPieceStream({
+    cuts: () => redactor.pieceCuts(),
+    clean: (text) => redactor.redact(text) === text,
+    // A line without its end waits for it, however long (as the relay always has).
+    maxChars: Number.POSITIVE_INFINITY,
+  });
   const pass = (piece: string) => {
-    atLineStart = piece.endsWith("\n");
-    write(redactor.redact(piece));
+    if (piece !== "") write(redactor.redact(piece));
   };
   return {
-    write(chunk) {
-      pending += chunk;
-      // A line without its end waits for it, however long (as the relay always has).
-      const end = streamPieceEnd(pending, {
-        cuts: redactor.pieceCuts(),
-        clean,
-        atLineStart,
-        maxChars: Number.POSITIVE_INFINITY,
-      });
-      if (end === -1) return;
-      const piece = pending.slice(0, end);
-      pending = pending.slice(end);
-      pass(piece);
-    },
-    flush() {
-      if (pending !== "") pass(pending);
-      pending = "";
-    },
+    write: (chunk) => pass(pieces.push(chunk)),
+    flush: () => pass(pieces.rest()),
   };
 }

@@ -12,7 +12,7 @@
  * 600 MB), and a patch with a replaced base85 line is corrupt (`git apply` then skips the file).
  */
 import type { Redactor } from "./redact.ts";
-import { streamPieceEnd } from "./stream-cut.ts";
+import { createPieceStream } from "./stream-cut.ts";
 
 /** Past this many characters without a line end, a piece is redacted without waiting for one: 8 MiB. */
 export const MAX_PIECE_CHARS = 8 * 1024 * 1024;
@@ -32,7 +32,6 @@ export interface PatchRedactor {
 export function createPatchRedactor(
   redactor: Pick<Redactor, "redact" | "redactLatin1" | "pieceCuts">,
 ): PatchRedactor {
-  let pending = "";
   let changed = false;
   let inBinary = false;
   let atLineStart = true;
@@ -74,28 +73,22 @@ export function createPatchRedactor(
     return out;
   };
 
-  const clean = (text: string) => redactor.redactLatin1(redactor.redact(text)) === text;
+  const pieces = createPieceStream({
+    cuts: () => redactor.pieceCuts(),
+    clean: (text) => redactor.redactLatin1(redactor.redact(text)) === text,
+    maxChars: MAX_PIECE_CHARS,
+  });
 
   return {
     get changed() {
       return changed;
     },
     write(chunk) {
-      pending += chunk;
-      const end = streamPieceEnd(pending, {
-        cuts: redactor.pieceCuts(),
-        clean,
-        atLineStart,
-        maxChars: MAX_PIECE_CHARS,
-      });
-      if (end === -1) return "";
-      const piece = pending.slice(0, end);
-      pending = pending.slice(end);
-      return redactPiece(piece);
+      const piece = pieces.push(chunk);
+      return piece === "" ? "" : redactPiece(piece);
     },
     end() {
-      const rest = pending;
-      pending = "";
+      const rest = pieces.rest();
       return rest === "" ? "" : redactPiece(rest);
     },
   };

@@ -49,3 +49,34 @@ export function streamPieceEnd(text: string, options: StreamCutOptions): number 
   const cut = text.length - reach;
   return clearAround(cut) ? cut : -1;
 }
+
+/** Text that comes in chunks, handed back in pieces that end where `streamPieceEnd` says. */
+export interface PieceStream {
+  /** Takes a chunk; the next piece, or "" while the text waits for more. */
+  push(chunk: string): string;
+  /** What is left, to be told at the end. */
+  rest(): string;
+}
+
+export function createPieceStream(
+  options: Pick<StreamCutOptions, "clean" | "maxChars"> & { cuts: () => PieceCuts },
+): PieceStream {
+  let pending = "";
+  let atLineStart = true;
+  return {
+    push(chunk) {
+      pending += chunk;
+      const end = streamPieceEnd(pending, { ...options, cuts: options.cuts(), atLineStart });
+      if (end === -1) return "";
+      const piece = pending.slice(0, end);
+      pending = pending.slice(end);
+      atLineStart = piece.endsWith("\n");
+      return piece;
+    },
+    rest() {
+      const rest = pending;
+      pending = "";
+      return rest;
+    },
+  };
+}
