@@ -60,4 +60,12 @@ describe("the action's log relay", () => {
     relay.flush();
     expect(writes[2]).toBe("success · 2 turns");
   });
+
+  test("with a secret of several lines, the last lines still go on at once", () => {
+    const writes: string[] = [];
+    const withKey = createRedactor({ extra: ["-----BEGIN KEY-----\nabcdef0123456789\n-----END KEY-----"] });
+    const relay = createLogRelay((chunk) => writes.push(chunk), withKey);
+    relay.write("▸ turn 3 · model\n");
+    expect(writes).toEqual(["▸ turn 3 · model\n"]);
+  });
 });

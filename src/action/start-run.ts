@@ -1,8 +1,8 @@
 /**
  * The action's side of the run's process (run-child.ts): starts it on the same Node and entry with
  * an environment that holds no secret, hands it the plan and the credentials over its IPC channel,
- * relays its log (redacted in pieces, log-relay.ts) and forwards SIGINT / SIGTERM to it, so a cancelled
- * job still ends the run as interrupted with its outputs written. Resolves with the run's reply;
+ * relays its log (redacted in pieces, log-relay.ts) and forwards SIGINT / SIGTERM to it, so a
+ * cancelled job still ends the run as interrupted with its outputs written. Resolves with the run's reply;
  * a process that ended without one (killed, crashed) gives a failure with exit code 4, or 130 / 143
  * when the action itself was interrupted.
  */
