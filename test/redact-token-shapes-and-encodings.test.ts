@@ -7,7 +7,12 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
-import { base64Spans, hasBase64RunIn, hasWrappedBase64Line } from "../src/output/token-shapes.ts";
+import {
+  base64Spans,
+  hasBase64RunIn,
+  hasWrappedBase64Line,
+  prefixTreeSource,
+} from "../src/output/token-shapes.ts";
 import { seededRandom } from "./helpers/seeded-random.ts";
 
 // Built at run time so no token-shaped literal sits in the repository.
@@ -156,6 +161,31 @@ describe("the look for a line of wrapped base64", () => {
       const text = lines.join(random() < 0.5 ? "\n" : "\r\n");
       expect(hasWrappedBase64Line(text), JSON.stringify(text)).toBe(byDefinition(text));
     }
+  });
+});
+
+describe("a tree of words' shared beginnings as a regular expression", () => {
+  const literal = (word: string) => word.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+  test("finds one of the words wherever their plain alternation does", () => {
+    const random = seededRandom(18);
+    const pick = (chars: string) => chars[Math.floor(random() * chars.length)] ?? "";
+    for (let round = 0; round < 300; round++) {
+      // Few letters, so that words share beginnings and texts hold them often.
+      const words = Array.from({ length: 1 + Math.floor(random() * 12) }, () =>
+        Array.from({ length: 1 + Math.floor(random() * 5) }, () => pick("ab+/-c")).join(""),
+      );
+      const tree = new RegExp(prefixTreeSource(words));
+      const plain = new RegExp(words.map(literal).join("|"));
+      for (let i = 0; i < 20; i++) {
+        const text = Array.from({ length: Math.floor(random() * 12) }, () => pick("ab+/-cd\n")).join("");
+        expect(tree.test(text), `${JSON.stringify(words)} in ${JSON.stringify(text)}`).toBe(plain.test(text));
+      }
+    }
+  });
+
+  test("no word matches nowhere; an empty word everywhere", () => {
+    expect(new RegExp(prefixTreeSource([])).test("anything")).toBe(false);
+    expect(new RegExp(prefixTreeSource([""])).test("")).toBe(true);
   });
 });
 
