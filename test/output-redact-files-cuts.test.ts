@@ -10,6 +10,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { createRedactor } from "../src/output/redact.ts";
 import { lookForSecrets, redactFilesIn } from "../src/output/redact-files.ts";
+import { seededRandom } from "./helpers/seeded-random.ts";
 import { tempDir } from "./output-helpers.ts";
 
 const SECRET = "planted-secret-value-0123";
@@ -118,14 +119,8 @@ describe("a secret where two pieces of a saved output meet", () => {
   });
 
   test("random outputs: the look misses nothing the whole text's redaction finds, and the copy keeps nothing to redact", async () => {
-    // A small generator of its own (xorshift), so that a failure can be run again from its seed.
-    let state = 0x9e3779b9;
-    const next = () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      return (state >>> 0) / 2 ** 32;
-    };
+    // Seeded, so that a failure can be run again.
+    const next = seededRandom(29);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const bytes = (length: number) => Buffer.from(Array.from({ length }, () => Math.floor(next() * 256)));
     const letters = (length: number) =>
