@@ -15,7 +15,7 @@ import { type FileHandle, open, readdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { clockAfter } from "./fs-clock.ts";
 import { REDACTED, type Redactor } from "./redact.ts";
-import { hasBase64RunIn, isWholeBase64Line } from "./token-shapes.ts";
+import { blockMayGoOnPast, hasBase64RunIn } from "./token-shapes.ts";
 
 type FileRedactor = Pick<Redactor, "redact" | "redactLatin1" | "version" | "pieceCuts">;
 
@@ -224,21 +224,14 @@ async function pass(
 
   /**
    * The latest (or the `earliest`) cut in (head + from, head + to] that no match lies across, as
-   * bytes past `head`; -1 when there is none. A line's start must be known to tell a whole line of
-   * base64: one that began before the bytes at hand is taken for one, unless more than 76 of its
-   * bytes are at hand.
+   * bytes past `head`; -1 when there is none.
    */
   const safeCut = (from: number, to: number, earliest = false): number => {
     const [first, last, step] = earliest ? [head + from, head + to - 1, 1] : [head + to - 1, head + from, -1];
     for (let i = first; step * (last - i) >= 0; i += step) {
       const byte = buffer[i]!;
       if (byte < 128 && separators[byte] === 1) return i + 1 - head;
-      if (byte !== 10 || !lineFeeds) continue;
-      const lineStart = i === 0 ? 0 : buffer.lastIndexOf(10, i - 1) + 1;
-      const lineEnd = i > lineStart && buffer[i - 1] === 13 ? i - 1 : i;
-      // A line that began before buffer[0] is longer than what is at hand of it.
-      if (lineStart === 0 && base !== 0 && lineEnd <= 76) continue;
-      if (!isWholeBase64Line(buffer, lineStart, lineEnd)) return i + 1 - head;
+      if (byte === 10 && lineFeeds && !blockMayGoOnPast(buffer, i, base === 0)) return i + 1 - head;
     }
     return -1;
   };

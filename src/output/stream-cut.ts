@@ -7,7 +7,7 @@
  * Otherwise the text waits for more.
  */
 import type { PieceCuts } from "./redact.ts";
-import { isWholeBase64Line } from "./token-shapes.ts";
+import { blockMayGoOnPast } from "./token-shapes.ts";
 
 /** How far back from its end a piece's end is looked for, but for its last line end: 8 Ki characters. */
 const SAFE_SEARCH = 8 * 1024;
@@ -33,11 +33,7 @@ export function streamPieceEnd(text: string, options: StreamCutOptions): number 
   let lineEnds = 0;
   for (let i = text.lastIndexOf("\n"); i >= floor; i = i === 0 ? -1 : text.lastIndexOf("\n", i - 1)) {
     lineEnds++;
-    const lineStart = i === 0 ? 0 : text.lastIndexOf("\n", i - 1) + 1;
-    const lineEnd = i > lineStart && text.charCodeAt(i - 1) === 13 ? i - 1 : i;
-    // A line that began in the piece before is longer than what is here of it.
-    const known = lineStart > 0 || options.atLineStart || lineEnd > 76;
-    if (lineFeeds && known && !isWholeBase64Line(text, lineStart, lineEnd)) return i + 1;
+    if (lineFeeds && !blockMayGoOnPast(text, i, options.atLineStart)) return i + 1;
     // Pieces end at line ends, where what reads them line by line (a patch's sections) wants them.
     if (lineEnds <= CHECKED_LINE_ENDS && i + 1 + reach <= text.length && clearAround(i + 1)) return i + 1;
   }

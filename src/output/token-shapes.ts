@@ -82,9 +82,8 @@ function escapeRegExp(text: string): string {
 /**
  * A regular expression source that matches where one of `words` starts, for `test` only: the
  * words as a tree of their shared beginnings, so that V8 tries each character against the few
- * that may come next rather than each word in turn (the token signatures over 23 MB of hex or
- * base64: ~15-25 % less time than their plain alternation), and a word that goes on past a
- * shorter one left out (the shorter one matches first).
+ * that may come next rather than each word in turn (see docs/benchmarks.md, twenty-ninth
+ * session), and a word that goes on past a shorter one left out (the shorter one matches first).
  */
 export function prefixTreeSource(words: Iterable<string>): string {
   interface Node {
@@ -273,7 +272,7 @@ export const BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuv
  * go on past (see `base64Spans`). base64url's characters count too: a line of them is no block's,
  * and saying yes for it only costs a cut.
  */
-export function isWholeBase64Line(bytes: Uint8Array | string, start: number, end: number): boolean {
+function isWholeBase64Line(bytes: Uint8Array | string, start: number, end: number): boolean {
   const width = end - start;
   if (width !== 64 && width !== 76) return false;
   for (let i = start; i < end; i++) {
@@ -284,6 +283,22 @@ export function isWholeBase64Line(bytes: Uint8Array | string, start: number, end
 }
 
 /** The characters of wrapped base64's lines, and those of BASE64_RUN's runs (base64url's too), by code. */
+/**
+ * Whether a block of wrapped base64 may go on past the line feed at `i` of `data`: the line it
+ * ends is a whole one (isWholeBase64Line), or may be. `startsLine`: whether `data` begins with a
+ * line; when it does not and no line feed comes before `i`, the line began before `data`, and only
+ * more than 76 of its characters at hand say it is no whole one.
+ */
+export function blockMayGoOnPast(data: Uint8Array | string, i: number, startsLine: boolean): boolean {
+  const text = typeof data === "string";
+  const before = i === 0 ? -1 : text ? data.lastIndexOf("\n", i - 1) : data.lastIndexOf(10, i - 1);
+  const lineStart = before + 1;
+  const cr = i > lineStart && (text ? data.charCodeAt(i - 1) : data[i - 1]) === 13;
+  const lineEnd = cr ? i - 1 : i;
+  if (before === -1 && !startsLine && lineEnd <= 76) return true;
+  return isWholeBase64Line(data, lineStart, lineEnd);
+}
+
 const BASE64_CHARS = charTable(BASE64_ALPHABET);
 const BASE64_OR_URL_CHARS = charTable(`${BASE64_ALPHABET}-_`);
 
