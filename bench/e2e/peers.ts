@@ -1,11 +1,12 @@
 /**
  * agent-run beside other coding-agent runners, measured from outside (issue 18): the same
- * scripted sessions against the same zero-latency mock LLM (OpenAI Responses wire format), the
- * runners alternated round by round. Not part of `npm run bench`: the other runners are not
- * dependencies of this repository, so their paths are given, and this script never installs,
- * fetches or updates anything.
+ * scripted sessions against the same mock LLM (OpenAI Responses wire format; zero latency unless
+ * `--latency`), the runners alternated round by round. Not part of `npm run bench`: the other
+ * runners are not dependencies of this repository, so their paths are given, and this script
+ * never installs, fetches or updates anything.
  *
  *   node bench/e2e/peers.ts [--pi PI_CLI_JS] [--codex CODEX_BINARY] [--runs N]
+ *     [--latency MS] [--frame-ms MS]
  *
  * `--pi`: `dist/cli.js` of `@mariozechner/pi-coding-agent` (run with this repository's Node 24);
  * `--codex`: the native `codex` binary inside `@openai/codex`'s platform package. Each run gets a
@@ -19,6 +20,12 @@
  * checkpoint), each of turns 5-20, and the last request to the exit.
  * agent-run runs as it does by default (`sandbox: auto`: bash in bubblewrap where it starts) and
  * with `sandbox: off`, as pi runs its bash.
+ *
+ * `--latency MS` makes the mock a model that thinks: each reply's first byte comes MS after its
+ * request, and `--frame-ms MS` spaces the stream's frames (a tool call's arguments come in
+ * several).
+ * Every runner waits the same, so the differences are still the runners'; what changes is which
+ * of their own waits a model's time hides (a user's runs all have one).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -31,9 +38,20 @@ import { markerFile } from "./sessions.ts";
 import { type BenchRow, fmt, markdownTable, rowOf, spread } from "./stats.ts";
 
 const { values } = parseArgs({
-  options: { pi: { type: "string" }, codex: { type: "string" }, runs: { type: "string", default: "5" } },
+  options: {
+    pi: { type: "string" },
+    codex: { type: "string" },
+    runs: { type: "string", default: "5" },
+    latency: { type: "string", default: "0" },
+    "frame-ms": { type: "string", default: "0" },
+  },
 });
 const RUNS = Number(values.runs);
+/** What every reply of the mock gets: the model's time to first byte and between frames. */
+const THINKING: Pick<MockReply, "firstByteDelayMs" | "chunkDelayMs"> = {
+  firstByteDelayMs: Number(values.latency),
+  chunkDelayMs: Number(values["frame-ms"]),
+};
 const TURNS = 20;
 const USAGE = { input: 1000, output: 20 };
 const DONE: MockReply = { text: "Done.", usage: USAGE };
@@ -100,7 +118,7 @@ async function runOnce(runner: Runner, scenario: Scenario, cli: string): Promise
   const mock = await startMockLlm({
     script: (i) => {
       requestsAt.push(performance.now());
-      return play(i);
+      return { ...play(i), ...THINKING };
     },
     recordBodies: false,
   });
@@ -279,10 +297,10 @@ if (peers.length > 0) {
     }
   }
 }
-console.log(
-  `Node ${process.version}; load average ${os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ")}; ${RUNS} rounds\n`,
-);
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(" ");
+const model = `model latency ${THINKING.firstByteDelayMs} ms, ${THINKING.chunkDelayMs} ms between frames`;
+console.log(`Node ${process.version}; load average ${load}; ${RUNS} rounds; ${model}\n`);
 console.log(markdownTable(rows));
