@@ -28,7 +28,7 @@ export interface MockReply extends ReplyContent {
   firstByteDelayMs?: number;
   /** After the headers and first frame, wait this long before the rest (an idle stream). */
   stallMs?: number;
-  /** Delay between frames. Default 0. */
+  /** Delay between frames (none after the last). Default 0. */
   chunkDelayMs?: number;
   /** Reset the connection before any response (no status, no headers). */
   reset?: boolean;
@@ -265,7 +265,9 @@ async function serve(
     if (i === 1 && reply.invalidSse) await write(res, INVALID_FRAME[format], reply);
     if (reply.pings) await write(res, PINGS[format], reply);
     if (i === 0 && reply.stallMs) await delay(reply.stallMs, res);
-    if (reply.chunkDelayMs && !reply.dripBytes) await delay(reply.chunkDelayMs, res);
+    // Between frames only: a server ends the response with its last frame, and a client that
+    // reads to the end must not look slower than one that stops at the last event.
+    if (reply.chunkDelayMs && !reply.dripBytes && i < frames.length - 1) await delay(reply.chunkDelayMs, res);
   }
   res.end();
 }
