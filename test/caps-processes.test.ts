@@ -3,31 +3,15 @@ import { chmod, chown, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { candidates, createPidsCgroup } from "../src/sandbox/cgroup.ts";
+import { candidates } from "../src/sandbox/cgroup.ts";
 import { createProcessCap } from "../src/sandbox/process-cap.ts";
+import { CGROUP_REASON, NO_CGROUP } from "./helpers/cgroup-available.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { resultText, runScriptedCli, toolEnds } from "./helpers/scripted-cli.ts";
 import { trustWorkspace } from "./helpers/trust.ts";
 
 const IS_ROOT = process.getuid?.() === 0;
 
-/**
- * Whether this machine lets the runner make a pids cgroup (root, or a delegated subtree). Where it
- * cannot, the cgroup tests skip; AGENT_RUN_REQUIRE_CGROUP=1 (set by .ci/run when it runs as root)
- * makes that a failure instead.
- */
-const CGROUP_REASON = await (async () => {
-  const made = await createPidsCgroup(10);
-  if ("cgroup" in made) {
-    await made.cgroup.remove();
-    return undefined;
-  }
-  if (process.env.AGENT_RUN_REQUIRE_CGROUP === "1") {
-    throw new Error(`AGENT_RUN_REQUIRE_CGROUP=1 but no pids cgroup can be made here: ${made.reason}`);
-  }
-  return made.reason;
-})();
-const NO_CGROUP = CGROUP_REASON !== undefined;
 if (NO_CGROUP) console.warn(`caps-processes: the pids cgroup tests are skipped: ${CGROUP_REASON}`);
 
 const TASK = (sandbox: string, extra = "") =>

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { NO_CGROUP } from "./helpers/cgroup-available.ts";
 import { runCli } from "./helpers/cli.ts";
 import { NO_SANDBOX } from "./helpers/sandbox-available.ts";
 import { startHttpMcp, type TestHttpMcp } from "./mcp/http-server.ts";
@@ -72,6 +73,8 @@ function gitCalls(log: string): GitCall[] {
     });
 }
 
+const bash = (command: string): MockReply => ({ toolCalls: [{ name: "bash", arguments: { command } }] });
+
 const write = (file: string): MockReply => ({
   toolCalls: [{ name: "write", arguments: { path: file, content: `${file} by the agent\n` } }],
 });
@@ -121,7 +124,8 @@ describe("the end of a run's git processes", () => {
   });
 
   test("a command's process alive at the last checkpoint: one add at the end, which finds what it wrote after", async () => {
-    // Unsandboxed, the runner cannot see what a command left running: the end reads again.
+    // Unsandboxed, the runner sees what a command left running only in the run's cgroup, where
+    // there is one: either way, the end reads again.
     const late = "setsid sh -c 'sleep 1; echo late > late.txt' </dev/null >/dev/null 2>&1 & sleep 0.2";
     const { calls, patch } = await endGits(
       [
@@ -164,9 +168,22 @@ describe("the end of a run's git processes", () => {
   });
 });
 
+describe.skipIf(NO_CGROUP)("the end of an unsandboxed run's git processes, its commands in a cgroup", () => {
+  const UNSANDBOXED = TASK.replace("[write]", "[write, bash]");
+
+  test("the cgroup empty of the model's processes at the last checkpoint: no git, the checkpoint's patch", async () => {
+    // A child in the background that is gone before the command ends, as a build's would be.
+    const { calls, patch } = await endGits(
+      [bash("(sleep 0.1; echo made > made.txt) & wait"), { text: "Done.", firstByteDelayMs: SLOW_MS }],
+      UNSANDBOXED,
+    );
+    expect(calls, JSON.stringify(calls)).toEqual([]);
+    expect(patch).toContain("+made");
+  });
+});
+
 describe.skipIf(NO_SANDBOX)("the end of a sandboxed run's git processes", () => {
   const SANDBOXED = TASK.replace("[write]", "[write, bash]").replace("sandbox: off", "sandbox: required");
-  const bash = (command: string): MockReply => ({ toolCalls: [{ name: "bash", arguments: { command } }] });
 
   test("every command's processes gone at the last checkpoint: no git, the checkpoint's patch", async () => {
     const { calls, patch } = await endGits(
@@ -230,7 +247,6 @@ describe("the end of a run beside a resource slow to let go", () => {
 
   describe.skipIf(NO_SANDBOX)("sandboxed", () => {
     const SANDBOXED = TASK.replace("[write]", "[write, bash]").replace("sandbox: off", "sandbox: required");
-    const bash = (command: string): MockReply => ({ toolCalls: [{ name: "bash", arguments: { command } }] });
 
     test("every command's processes gone: the patch and the outputs come while it lets go", async () => {
       const run = await endGits(quickTurns(bash("echo made > made.txt")), await withServer(SANDBOXED));

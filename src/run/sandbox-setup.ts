@@ -348,15 +348,33 @@ function unsandboxed(
           ),
       })
     : undefined;
+  let released = false;
+  const { cgroup } = cap;
+  // Under a cgroup cap, every command of bash's runs in the cgroup: those the server starts (it is
+  // there itself) and those the runner starts, which move themselves in on their first line, before
+  // anything of the command runs. So when the group holds no process but the server, nothing of the
+  // model's is alive, and until a tool starts a command nothing can be (the tools wait for the
+  // checkpoints, as sandboxed). Hooks and MCP servers start at other moments: then it is never
+  // told, as sandboxed. Without a cgroup (an rlimit, or no cap) it cannot be told.
+  const quiet =
+    cgroup && !sandboxNeeds(input.spec).notOnlyBash
+      ? async () => {
+          if (released) return true;
+          const own = server?.pid;
+          return cgroup.processes().every((pid) => pid === own);
+        }
+      : undefined;
   const base: RunSandbox = {
     state: "unsandboxed",
     notes: [why, ...capWarnings(cap)],
     capNote: cap.note,
     gitSecrets,
     ...(server && { prestart: () => server.prestart() }),
+    ...(quiet && { quiet }),
     dispose: async () => {
       await server?.dispose();
       await cap.dispose();
+      released = true;
     },
   };
   // The bash tool runs `bash -c <command>`, hooks `bash --norc --noprofile -c <command>`: that

@@ -27,6 +27,8 @@ export interface PidsCgroup {
   procsFile: string;
   /** Tasks in it now. */
   current(): number;
+  /** The processes in it now (thread group ids, zombies not yet reaped included); throws when it cannot be read. */
+  processes(): number[];
   /** Kills everything in it and removes it. Never rejects; idempotent. */
   remove(): Promise<void>;
 }
@@ -192,6 +194,8 @@ function handle(version: 1 | 2, dir: string): PidsCgroup {
     dir,
     procsFile,
     current: () => Number(readText(path.join(dir, "pids.current")).trim()) || 0,
+    // Read strictly: a group that cannot be read must not look empty to the one who asks.
+    processes: () => readFileSync(procsFile, "utf8").split("\n").filter(Boolean).map(Number),
     remove: () => {
       removing ??= (async () => {
         const deadline = Date.now() + CGROUP_DRAIN_MS;

@@ -52,6 +52,8 @@ export interface CommandServer {
   run: typeof runProcess;
   /** Starts the server now, in the background, instead of on first use. */
   prestart(): void;
+  /** The server's process id while it runs (under the cap, it is the one process there of its own). */
+  readonly pid: number | undefined;
   /** Ends the server: its stdin closes, it SIGKILLs every group it started and exits. */
   dispose(): Promise<void>;
 }
@@ -81,6 +83,9 @@ export function createCommandServer(options: CommandServerOptions): CommandServe
     prestart() {
       if (disposed || channel.state !== "idle") return;
       channel.start(options.toolOutputDir).catch(() => {});
+    },
+    get pid() {
+      return channel.pid;
     },
     async dispose() {
       disposed = true;

@@ -69,6 +69,8 @@ export interface ChannelOptions {
 export interface SessionChannel {
   /** "idle" before the first start, "live", or "down" (could not start, died or disposed). */
   readonly state: "idle" | "live" | "down";
+  /** The server's process id from its spawn until it has exited; undefined otherwise. */
+  readonly pid: number | undefined;
   /**
    * Whether the server can write files in `dir`: the folder bound read-write when it started in a
    * bwrap; any folder when it runs unsandboxed.
@@ -211,6 +213,9 @@ export function createSessionChannel(options: ChannelOptions): SessionChannel {
   return {
     get state() {
       return state;
+    },
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
     },
     writes: (dir) => !("policy" in options.place) || dir === boundDir,
     start,
