@@ -23,9 +23,8 @@
  *
  * `--latency MS` makes the mock a model that thinks: each reply's first byte comes MS after its
  * request, and `--frame-ms MS` spaces the stream's frames (a tool call's arguments come in
- * several).
- * Every runner waits the same, so the differences are still the runners'; what changes is which
- * of their own waits a model's time hides (a user's runs all have one).
+ * several). Every runner waits the same, so the differences are still the runners'; what changes
+ * is which of their own waits a model's time hides (a user's runs all have one).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
