@@ -183,19 +183,15 @@ async function enablePids(parent: string): Promise<void> {
 function handle(version: 1 | 2, dir: string): PidsCgroup {
   const procsFile = path.join(dir, "cgroup.procs");
   let removing: Promise<void> | undefined;
-  const pids = () =>
-    readText(procsFile)
-      .split("\n")
-      .filter(Boolean)
-      .map(Number)
-      .filter((pid) => pid > 0 && pid !== process.pid);
+  const listed = (text: string) => text.split("\n").filter(Boolean).map(Number);
+  const pids = () => listed(readText(procsFile)).filter((pid) => pid > 0 && pid !== process.pid);
   return {
     version,
     dir,
     procsFile,
     current: () => Number(readText(path.join(dir, "pids.current")).trim()) || 0,
     // Read strictly: a group that cannot be read must not look empty to the one who asks.
-    processes: () => readFileSync(procsFile, "utf8").split("\n").filter(Boolean).map(Number),
+    processes: () => listed(readFileSync(procsFile, "utf8")),
     remove: () => {
       removing ??= (async () => {
         const deadline = Date.now() + CGROUP_DRAIN_MS;
